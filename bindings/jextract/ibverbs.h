@@ -1,0 +1,2 @@
+/* jextract input for package io.jrdma.bindings.ibverbs */
+#include <infiniband/verbs.h>

@@ -1,0 +1,2 @@
+/* jextract input for package io.jrdma.bindings.rdmacm */
+#include <rdma/rdma_cma.h>

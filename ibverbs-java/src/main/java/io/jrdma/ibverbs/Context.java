@@ -1,0 +1,211 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_context;
+import io.jrdma.bindings.ibverbs.ibv_device_attr;
+import io.jrdma.bindings.ibverbs.ibv_gid_entry;
+import io.jrdma.bindings.ibverbs.ibv_port_attr;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.bindings.ibverbs.verbs_context;
+import io.jrdma.ibverbs.internal.Errno;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * An open RDMA device ({@code struct ibv_context}): the root every other verbs object hangs off.
+ *
+ * <pre>{@code
+ * try (Context ctx = Context.open("rxe0")) {
+ *     PortAttributes port = ctx.queryPort(1);
+ *     System.out.println(ctx.device().name() + " port 1 is " + port.state());
+ * }
+ * }</pre>
+ *
+ * <p>Closing is idempotent; any query on a closed context throws {@link IllegalStateException}.
+ */
+public final class Context implements AutoCloseable {
+
+    private static final MethodHandle OPEN_DEVICE = Errno.capturing(
+            ibverbs_h.ibv_open_device$address(), ibverbs_h.ibv_open_device$descriptor());
+    /** {@code __VERBS_ABI_IS_EXTENDED}: marks an ibv_context embedded in a verbs_context. */
+    private static final long VERBS_ABI_IS_EXTENDED = -1L;
+    private static final long VERBS_CONTEXT_OFFSET = verbs_context.context$offset();
+
+    private final Device device;
+    private final MemorySegment ctx;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Context(Device device, MemorySegment ctx) {
+        this.device = device;
+        this.ctx = ctx;
+    }
+
+    /** Opens the device named {@code name}, e.g. {@code rxe0}. */
+    public static Context open(String name) throws RdmaException {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("device name must not be empty");
+        }
+        return openMatching(name);
+    }
+
+    /** Opens the first device of {@link Device#list()}. */
+    public static Context openFirst() throws RdmaException {
+        return openMatching(null);
+    }
+
+    private static Context openMatching(String name) throws RdmaException {
+        Object result = Device.withDeviceList(devices -> {
+            List<String> names = devices.stream().map(d -> Device.of(d).name()).toList();
+            for (MemorySegment dev : devices) {
+                Device d = Device.of(dev);
+                if (name == null || d.name().equals(name)) {
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment state = Errno.allocateState(arena);
+                        MemorySegment ctx = (MemorySegment) OPEN_DEVICE.invokeExact(state, dev);
+                        if (ctx.equals(MemorySegment.NULL)) {
+                            return Errno.exception("ibv_open_device", Errno.read(state));
+                        }
+                        return new Context(d, ctx.reinterpret(ibv_context.sizeof()));
+                    } catch (Throwable t) {
+                        throw new AssertionError(t);
+                    }
+                }
+            }
+            return new RdmaException("ibv_open_device", Errno.ENODEV, Errno.name(Errno.ENODEV),
+                    name == null ? "no RDMA device on this machine"
+                            : "no RDMA device named '" + name + "' (devices: " + names + ")");
+        });
+        if (result instanceof RdmaException e) {
+            throw e;
+        }
+        return (Context) result;
+    }
+
+    /** The device this context was opened on. */
+    public Device device() {
+        return device;
+    }
+
+    /** Queries the device's capabilities ({@code ibv_query_device}). */
+    public DeviceAttributes queryDevice() throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = ibv_device_attr.allocate(arena);
+            check("ibv_query_device", ibverbs_h.ibv_query_device(ctx, a));
+            return new DeviceAttributes(
+                    ibv_device_attr.fw_ver(a).getString(0),
+                    Long.reverseBytes(ibv_device_attr.node_guid(a)),
+                    Long.reverseBytes(ibv_device_attr.sys_image_guid(a)),
+                    ibv_device_attr.max_mr_size(a), ibv_device_attr.page_size_cap(a),
+                    ibv_device_attr.vendor_id(a), ibv_device_attr.vendor_part_id(a), ibv_device_attr.hw_ver(a),
+                    ibv_device_attr.max_qp(a), ibv_device_attr.max_qp_wr(a), ibv_device_attr.device_cap_flags(a),
+                    ibv_device_attr.max_sge(a), ibv_device_attr.max_sge_rd(a), ibv_device_attr.max_cq(a),
+                    ibv_device_attr.max_cqe(a), ibv_device_attr.max_mr(a), ibv_device_attr.max_pd(a),
+                    ibv_device_attr.max_qp_rd_atom(a), ibv_device_attr.max_qp_init_rd_atom(a),
+                    ibv_device_attr.atomic_cap(a), ibv_device_attr.max_mw(a), ibv_device_attr.max_ah(a),
+                    ibv_device_attr.max_srq(a), ibv_device_attr.max_srq_wr(a), ibv_device_attr.max_srq_sge(a),
+                    Short.toUnsignedInt(ibv_device_attr.max_pkeys(a)),
+                    Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(a)));
+        }
+    }
+
+    /**
+     * Queries port {@code port} (numbered from 1) with the full {@code struct ibv_port_attr}: like the
+     * {@code ibv_query_port} macro of verbs.h, through the provider's {@code query_port} when it has one.
+     */
+    public PortAttributes queryPort(int port) throws RdmaException {
+        checkOpen();
+        checkPort(port);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = ibv_port_attr.allocate(arena);
+            MemorySegment queryPort = extendedOp(verbs_context.query_port$offset());
+            int rc = queryPort.equals(MemorySegment.NULL)
+                    // The exported symbol fills only the legacy prefix of the struct; the rest stays zero.
+                    ? ibverbs_h.ibv_query_port(ctx, (byte) port, a)
+                    : verbs_context.query_port.invoke(queryPort, ctx, (byte) port, a, ibv_port_attr.sizeof());
+            check("ibv_query_port", rc);
+            return new PortAttributes(PortState.of(ibv_port_attr.state(a)), Mtu.of(ibv_port_attr.max_mtu(a)),
+                    Mtu.of(ibv_port_attr.active_mtu(a)), ibv_port_attr.gid_tbl_len(a),
+                    ibv_port_attr.port_cap_flags(a), Integer.toUnsignedLong(ibv_port_attr.max_msg_sz(a)),
+                    Short.toUnsignedInt(ibv_port_attr.pkey_tbl_len(a)), Short.toUnsignedInt(ibv_port_attr.lid(a)),
+                    Short.toUnsignedInt(ibv_port_attr.sm_lid(a)), Byte.toUnsignedInt(ibv_port_attr.lmc(a)),
+                    Byte.toUnsignedInt(ibv_port_attr.active_width(a)),
+                    Byte.toUnsignedInt(ibv_port_attr.active_speed(a)),
+                    Byte.toUnsignedInt(ibv_port_attr.phys_state(a)),
+                    LinkLayer.of(Byte.toUnsignedInt(ibv_port_attr.link_layer(a))),
+                    Byte.toUnsignedInt(ibv_port_attr.flags(a)), Short.toUnsignedInt(ibv_port_attr.port_cap_flags2(a)));
+        }
+    }
+
+    /** Queries entry {@code index} of port {@code port}'s GID table, with its type and netdev. */
+    public GidEntry queryGid(int port, int index) throws RdmaException {
+        checkOpen();
+        checkPort(port);
+        if (index < 0) {
+            throw new IllegalArgumentException("GID index must be >= 0, not " + index);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment e = ibv_gid_entry.allocate(arena);
+            check("ibv_query_gid_ex", ibverbs_h._ibv_query_gid_ex(ctx, port, index, e, 0, ibv_gid_entry.sizeof()));
+            return new GidEntry(ibv_gid_entry.gid(e).toArray(ValueLayout.JAVA_BYTE), ibv_gid_entry.gid_index(e),
+                    ibv_gid_entry.port_num(e), GidType.of(ibv_gid_entry.gid_type(e)), ibv_gid_entry.ndev_ifindex(e));
+        }
+    }
+
+    /** Whether {@link #close()} has run. */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Closes the device ({@code ibv_close_device}); a second call does nothing. */
+    @Override
+    public void close() throws RdmaException {
+        if (closed.compareAndSet(false, true)) {
+            check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Context[" + device.name() + (isClosed() ? ", closed]" : "]");
+    }
+
+    /**
+     * The {@code verbs_context} function pointer at {@code opOffset}, or NULL when the provider's context is not
+     * extended or too old to have it: verbs.h's {@code verbs_get_ctx_op}.
+     */
+    private MemorySegment extendedOp(long opOffset) {
+        if (ibv_context.abi_compat(ctx).address() != VERBS_ABI_IS_EXTENDED) {
+            return MemorySegment.NULL;
+        }
+        MemorySegment vctx = MemorySegment.ofAddress(ctx.address() - VERBS_CONTEXT_OFFSET)
+                .reinterpret(verbs_context.sizeof());
+        if (verbs_context.sz(vctx) < verbs_context.sizeof() - opOffset) {
+            return MemorySegment.NULL;
+        }
+        return vctx.get(ValueLayout.ADDRESS, opOffset);
+    }
+
+    private void checkOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    private static void checkPort(int port) {
+        if (port < 1 || port > 255) {
+            throw new IllegalArgumentException("port numbers run from 1 to 255, not " + port);
+        }
+    }
+
+    /** Verbs that return 0 or a positive errno (most of libibverbs). */
+    private static void check(String verb, int rc) throws RdmaException {
+        if (rc != 0) {
+            throw Errno.exception(verb, Math.abs(rc));
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.jrdma.ibverbs;
+
+import java.net.Inet6Address;
+import java.net.UnknownHostException;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * One entry of a port's GID table ({@code struct ibv_gid_entry}).
+ *
+ * <pre>{@code
+ * GidEntry e = ctx.queryGid(1, 1);
+ * System.out.println(e.type() + " " + e.address().getHostAddress() + " ifindex " + e.netdevIndex());
+ * }</pre>
+ *
+ * @param gid         the 16 GID bytes, network order (a copy is kept and returned)
+ * @param index       index in the table
+ * @param port        port number
+ * @param type        IB, RoCE v1 or RoCE v2
+ * @param netdevIndex ifindex of the network device behind a RoCE GID, 0 for IB
+ */
+public record GidEntry(byte[] gid, int index, int port, GidType type, int netdevIndex) {
+
+    public GidEntry {
+        if (gid.length != 16) {
+            throw new IllegalArgumentException("a GID has 16 bytes, not " + gid.length);
+        }
+        gid = gid.clone();
+    }
+
+    @Override
+    public byte[] gid() {
+        return gid.clone();
+    }
+
+    /** The GID as an IPv6 address (RoCE GIDs embed the interface's IPv4 or IPv6 address). */
+    public Inet6Address address() {
+        try {
+            return Inet6Address.getByAddress(null, gid, null);
+        } catch (UnknownHostException impossible) {
+            throw new AssertionError(impossible); // only thrown for a wrong length, excluded above
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof GidEntry e && Arrays.equals(gid, e.gid) && index == e.index && port == e.port
+                && type == e.type && netdevIndex == e.netdevIndex;
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(gid) * 31 + index;
+    }
+
+    @Override
+    public String toString() {
+        return "GidEntry[port=" + port + ", index=" + index + ", type=" + type + ", gid="
+                + HexFormat.ofDelimiter(":").formatHex(gid) + ", netdevIndex=" + netdevIndex + "]";
+    }
+}

@@ -1,0 +1,30 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.ibverbs.internal.NativeEnum;
+
+import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
+
+/**
+ * The type of a GID table entry ({@code enum ibv_gid_type}): RoCE v2 entries are routable over UDP/IP.
+ *
+ * <pre>{@code GidEntry e = ctx.queryGid(1, 1); if (e.type() == GidType.ROCE_V2) { ... }}</pre>
+ */
+public enum GidType implements NativeEnum {
+    IB(IBV_GID_TYPE_IB()), ROCE_V1(IBV_GID_TYPE_ROCE_V1()), ROCE_V2(IBV_GID_TYPE_ROCE_V2());
+
+    private final int value;
+
+    GidType(int value) {
+        this.value = value;
+    }
+
+    /** The C value. */
+    @Override
+    public int value() {
+        return value;
+    }
+
+    static GidType of(int value) {
+        return NativeEnum.of(values(), value, IB);
+    }
+}

@@ -1,0 +1,52 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.ibverbs.internal.NativeEnum;
+
+import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
+
+/**
+ * A path MTU ({@code enum ibv_mtu}).
+ *
+ * <pre>{@code int bytes = ctx.queryPort(1).activeMtu().bytes(); // e.g. 1024 }</pre>
+ */
+public enum Mtu implements NativeEnum {
+    MTU_256(IBV_MTU_256(), 256), MTU_512(IBV_MTU_512(), 512), MTU_1024(IBV_MTU_1024(), 1024),
+    MTU_2048(IBV_MTU_2048(), 2048), MTU_4096(IBV_MTU_4096(), 4096);
+
+    private final int value;
+    private final int bytes;
+
+    Mtu(int value, int bytes) {
+        this.value = value;
+        this.bytes = bytes;
+    }
+
+    /** The C value. */
+    @Override
+    public int value() {
+        return value;
+    }
+
+    /** The MTU in bytes. */
+    public int bytes() {
+        return bytes;
+    }
+
+    /** The MTU of {@code bytes} bytes (256, 512, 1024, 2048 or 4096). */
+    public static Mtu ofBytes(int bytes) {
+        for (Mtu m : values()) {
+            if (m.bytes == bytes) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no IB MTU of " + bytes + " bytes (256, 512, 1024, 2048 or 4096)");
+    }
+
+    static Mtu of(int value) {
+        Mtu m = NativeEnum.of(values(), value, null);
+        if (m == null) {
+            throw new IllegalArgumentException("unknown ibv_mtu value " + value);
+        }
+        return m;
+    }
+}

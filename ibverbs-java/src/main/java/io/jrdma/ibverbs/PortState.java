@@ -1,0 +1,31 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.ibverbs.internal.NativeEnum;
+
+import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
+
+/**
+ * The logical state of a port ({@code enum ibv_port_state}).
+ *
+ * <pre>{@code if (ctx.queryPort(1).state() != PortState.ACTIVE) throw new IllegalStateException("link down");}</pre>
+ */
+public enum PortState implements NativeEnum {
+    NOP(IBV_PORT_NOP()), DOWN(IBV_PORT_DOWN()), INIT(IBV_PORT_INIT()), ARMED(IBV_PORT_ARMED()),
+    ACTIVE(IBV_PORT_ACTIVE()), ACTIVE_DEFER(IBV_PORT_ACTIVE_DEFER());
+
+    private final int value;
+
+    PortState(int value) {
+        this.value = value;
+    }
+
+    /** The C value. */
+    @Override
+    public int value() {
+        return value;
+    }
+
+    static PortState of(int value) {
+        return NativeEnum.of(values(), value, NOP);
+    }
+}

@@ -1,0 +1,42 @@
+package io.jrdma.ibverbs;
+
+import java.io.IOException;
+
+/**
+ * A verb failed. Carries the verb's name, the {@code errno} it left and that errno's symbolic name.
+ *
+ * <pre>{@code
+ * try (Context ctx = Context.open("mlx5_0")) { ... }
+ * catch (RdmaException e) { log.warn("{} failed: {}", e.verb(), e.errnoName()); }
+ * }</pre>
+ */
+public class RdmaException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    private final String verb;
+    private final int errno;
+    private final String errnoName;
+
+    public RdmaException(String verb, int errno, String errnoName, String detail) {
+        super(verb + " failed: " + errnoName + " (errno " + errno + ")"
+                + (detail == null || detail.isEmpty() ? "" : ": " + detail));
+        this.verb = verb;
+        this.errno = errno;
+        this.errnoName = errnoName;
+    }
+
+    /** The failed verb, e.g. {@code ibv_open_device}. */
+    public String verb() {
+        return verb;
+    }
+
+    /** The errno value the verb reported (0 if it reported none). */
+    public int errno() {
+        return errno;
+    }
+
+    /** The errno's symbolic name, e.g. {@code ENODEV}. */
+    public String errnoName() {
+        return errnoName;
+    }
+}
