@@ -1,0 +1,58 @@
+package io.jrdma.examples;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The {@code jrdma} command-line tool.
+ *
+ * <pre>{@code
+ * $ scripts/jrdma devices -v
+ * }</pre>
+ *
+ * <p>Errors are one line and a non-zero exit; {@code --debug} adds the stack trace.
+ */
+public final class Jrdma {
+
+    private Jrdma() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(List.of(args), System.out, System.err));
+    }
+
+    /** Runs one command line; returns the exit status. */
+    static int run(List<String> args, PrintStream out, PrintStream err) {
+        boolean debug = args.contains("--debug");
+        List<String> rest = args.stream().filter(a -> !a.equals("--debug")).toList();
+        if (rest.isEmpty() || rest.getFirst().equals("-h") || rest.getFirst().equals("--help")) {
+            out.println(usage());
+            return rest.isEmpty() ? 2 : 0;
+        }
+        try {
+            return switch (rest.getFirst()) {
+                case "devices" -> new DevicesCommand(out).run(rest.subList(1, rest.size()));
+                default -> {
+                    err.println("jrdma: unknown command '" + rest.getFirst() + "'\n" + usage());
+                    yield 2;
+                }
+            };
+        } catch (IllegalArgumentException e) {
+            err.println("jrdma: " + e.getMessage());
+            return 2;
+        } catch (Exception e) {
+            err.println("jrdma: " + e.getMessage());
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            return 1;
+        }
+    }
+
+    static String usage() {
+        return String.join("\n", Arrays.asList(
+                "usage: jrdma [--debug] COMMAND [OPTIONS]",
+                "  devices [-v] [-d DEVICE]   list RDMA devices and their ports (like ibv_devinfo); -v adds the GID table"));
+    }
+}
