@@ -7,13 +7,14 @@ import io.jrdma.bindings.ibverbs.ibv_port_attr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An open RDMA device ({@code struct ibv_context}): the root every other verbs object hangs off.
@@ -25,9 +26,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * }
  * }</pre>
  *
- * <p>Closing is idempotent; any query on a closed context throws {@link IllegalStateException}.
+ * <p>Closing is idempotent; any query on a closed context throws {@link IllegalStateException}, and a context
+ * cannot close while objects created from it (protection domains, completion queues, ...) are open.
  */
-public final class Context implements AutoCloseable {
+public final class Context extends NativeResource {
 
     private static final MethodHandle OPEN_DEVICE = Errno.capturing(
             ibverbs_h.ibv_open_device$address(), ibverbs_h.ibv_open_device$descriptor());
@@ -37,7 +39,6 @@ public final class Context implements AutoCloseable {
 
     private final Device device;
     private final MemorySegment ctx;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     private Context(Device device, MemorySegment ctx) {
         this.device = device;
@@ -95,7 +96,7 @@ public final class Context implements AutoCloseable {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = ibv_device_attr.allocate(arena);
-            check("ibv_query_device", ibverbs_h.ibv_query_device(ctx, a));
+            Verbs.check("ibv_query_device", ibverbs_h.ibv_query_device(ctx, a));
             return new DeviceAttributes(
                     ibv_device_attr.fw_ver(a).getString(0),
                     Long.reverseBytes(ibv_device_attr.node_guid(a)),
@@ -127,7 +128,7 @@ public final class Context implements AutoCloseable {
                     // The exported symbol fills only the legacy prefix of the struct; the rest stays zero.
                     ? ibverbs_h.ibv_query_port(ctx, (byte) port, a)
                     : verbs_context.query_port.invoke(queryPort, ctx, (byte) port, a, ibv_port_attr.sizeof());
-            check("ibv_query_port", rc);
+            Verbs.check("ibv_query_port", rc);
             return new PortAttributes(PortState.of(ibv_port_attr.state(a)), Mtu.of(ibv_port_attr.max_mtu(a)),
                     Mtu.of(ibv_port_attr.active_mtu(a)), ibv_port_attr.gid_tbl_len(a),
                     ibv_port_attr.port_cap_flags(a), Integer.toUnsignedLong(ibv_port_attr.max_msg_sz(a)),
@@ -150,23 +151,52 @@ public final class Context implements AutoCloseable {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment e = ibv_gid_entry.allocate(arena);
-            check("ibv_query_gid_ex", ibverbs_h._ibv_query_gid_ex(ctx, port, index, e, 0, ibv_gid_entry.sizeof()));
+            Verbs.check("ibv_query_gid_ex", ibverbs_h._ibv_query_gid_ex(ctx, port, index, e, 0, ibv_gid_entry.sizeof()));
             return new GidEntry(ibv_gid_entry.gid(e).toArray(ValueLayout.JAVA_BYTE), ibv_gid_entry.gid_index(e),
                     ibv_gid_entry.port_num(e), GidType.of(ibv_gid_entry.gid_type(e)), ibv_gid_entry.ndev_ifindex(e));
         }
     }
 
-    /** Whether {@link #close()} has run. */
-    public boolean isClosed() {
-        return closed.get();
+    /** Allocates a protection domain ({@code ibv_alloc_pd}). */
+    public ProtectionDomain allocateProtectionDomain() throws RdmaException {
+        return create(() -> new ProtectionDomain(this), this);
     }
 
-    /** Closes the device ({@code ibv_close_device}); a second call does nothing. */
+    /**
+     * Creates a completion queue of at least {@code entries} entries ({@code ibv_create_cq}).
+     *
+     * @param channel the channel its completion events go to, or {@code null} for a polled-only queue
+     * @param vector  the completion vector, 0 to {@code numCompletionVectors() - 1}
+     */
+    public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int vector)
+            throws RdmaException {
+        return CompletionQueue.create(this, entries, channel, vector);
+    }
+
+    /** Creates a completion queue with no channel on vector 0. */
+    public CompletionQueue createCompletionQueue(int entries) throws RdmaException {
+        return createCompletionQueue(entries, null, 0);
+    }
+
+    /** Creates a completion channel ({@code ibv_create_comp_channel}) that completion queues report events to. */
+    public CompletionChannel createCompletionChannel() throws RdmaException {
+        return create(() -> new CompletionChannel(this), this);
+    }
+
+    /** The number of completion vectors of this device. */
+    public int numCompletionVectors() {
+        checkOpen();
+        return ibv_context.num_comp_vectors(ctx);
+    }
+
     @Override
-    public void close() throws RdmaException {
-        if (closed.compareAndSet(false, true)) {
-            check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
-        }
+    protected void destroy() throws RdmaException {
+        Verbs.check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
+    }
+
+    /** The native {@code struct ibv_context *}. */
+    MemorySegment segment() {
+        return ctx;
     }
 
     @Override
@@ -190,22 +220,9 @@ public final class Context implements AutoCloseable {
         return vctx.get(ValueLayout.ADDRESS, opOffset);
     }
 
-    private void checkOpen() {
-        if (closed.get()) {
-            throw new IllegalStateException(this + " is closed");
-        }
-    }
-
     private static void checkPort(int port) {
         if (port < 1 || port > 255) {
             throw new IllegalArgumentException("port numbers run from 1 to 255, not " + port);
-        }
-    }
-
-    /** Verbs that return 0 or a positive errno (most of libibverbs). */
-    private static void check(String verb, int rc) throws RdmaException {
-        if (rc != 0) {
-            throw Errno.exception(verb, Math.abs(rc));
         }
     }
 }

@@ -11,7 +11,7 @@ package io.jrdma.ibverbs;
  * @param firmwareVersion      firmware version string
  * @param nodeGuid             node GUID, host byte order
  * @param sysImageGuid         system image GUID, host byte order
- * @param maxMrSize            largest registrable memory region, bytes
+ * @param maxMrSize            largest registrable memory region, bytes (unsigned: -1 is 2^64 - 1)
  * @param pageSizeCap          supported page sizes (bit mask)
  * @param vendorId             IEEE vendor id
  * @param vendorPartId         vendor part id

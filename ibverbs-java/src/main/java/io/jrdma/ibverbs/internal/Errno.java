@@ -76,4 +76,9 @@ public final class Errno {
     public static RdmaException exception(String verb, int errno) {
         return new RdmaException(verb, errno, name(errno), describe(errno));
     }
+
+    /** The exception for a verb that failed with {@code errno}, with what it means here. */
+    public static RdmaException exception(String verb, int errno, String detail) {
+        return new RdmaException(verb, errno, name(errno), describe(errno) + "; " + detail);
+    }
 }

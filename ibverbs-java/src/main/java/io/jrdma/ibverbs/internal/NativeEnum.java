@@ -14,4 +14,19 @@ public interface NativeEnum {
         }
         return fallback;
     }
+
+    /** Fills {@code table} so that {@code table[c]} is the constant of C value {@code c}: for hot-path lookups. */
+    static <E extends NativeEnum> E[] table(E[] values, E[] table) {
+        for (E e : values) {
+            if (e.value() >= 0) {
+                table[e.value()] = e;
+            }
+        }
+        return table;
+    }
+
+    /** {@code table[value]}, or {@code fallback} when absent; allocation-free, unlike {@link #of}. */
+    static <E extends NativeEnum> E lookup(E[] table, int value, E fallback) {
+        return value >= 0 && value < table.length && table[value] != null ? table[value] : fallback;
+    }
 }

@@ -1,0 +1,120 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_comp_channel;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.Fd;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.Verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A completion channel ({@code struct ibv_comp_channel}): where armed completion queues report "there is a
+ * completion". Waiting is poll(2) on its file descriptor with a timeout, interruptible, fine on virtual threads.
+ *
+ * <pre>{@code
+ * CompletionChannel ch = ctx.createCompletionChannel();
+ * CompletionQueue cq = ctx.createCompletionQueue(256, ch, 0);
+ * cq.requestNotification(false);
+ * CompletionQueue ready = ch.await(Duration.ofSeconds(1));   // null on timeout
+ * if (ready != null) { ready.requestNotification(false); ready.poll(wcs); }
+ * }</pre>
+ */
+public final class CompletionChannel extends NativeResource {
+    private static final MethodHandle CREATE = Errno.capturing(
+            ibverbs_h.ibv_create_comp_channel$address(), ibverbs_h.ibv_create_comp_channel$descriptor());
+    private static final MethodHandle GET_CQ_EVENT = Errno.capturing(
+            ibverbs_h.ibv_get_cq_event$address(), ibverbs_h.ibv_get_cq_event$descriptor());
+    private static final int EAGAIN = 11;
+
+    private final Context context;
+    private final MemorySegment channel;
+    private final int fd;
+    private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
+
+    CompletionChannel(Context context) throws RdmaException {
+        super(context);
+        this.context = context;
+        this.channel = Verbs.pointer("ibv_create_comp_channel", CREATE, context.segment())
+                .reinterpret(ibv_comp_channel.sizeof());
+        this.fd = ibv_comp_channel.fd(channel);
+        Fd.setNonBlocking(fd);
+    }
+
+    /**
+     * Waits for the next completion event and acknowledges it ({@code ibv_get_cq_event} +
+     * {@code ibv_ack_cq_events}).
+     *
+     * @param timeout how long to wait; {@code null} waits forever
+     * @return the queue that has completions (re-arm it with {@link CompletionQueue#requestNotification} before
+     *         polling it empty), or {@code null} if the timeout passed
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    public CompletionQueue await(Duration timeout) throws RdmaException, InterruptedException {
+        checkOpen();
+        long deadline = timeout == null ? 0 : System.nanoTime() + timeout.toNanos();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cqOut = arena.allocate(ValueLayout.ADDRESS);
+            MemorySegment ctxOut = arena.allocate(ValueLayout.ADDRESS);
+            MemorySegment state = Errno.allocateState(arena);
+            while (true) {
+                Duration left = timeout == null ? null : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                if (!Fd.awaitReadable(fd, left)) {
+                    return null;
+                }
+                int rc;
+                try {
+                    rc = (int) GET_CQ_EVENT.invokeExact(state, channel, cqOut, ctxOut);
+                } catch (Throwable t) {
+                    throw new AssertionError(t);
+                }
+                if (rc == 0) {
+                    MemorySegment cq = cqOut.get(ValueLayout.ADDRESS, 0);
+                    ibverbs_h.ibv_ack_cq_events(cq, 1);
+                    CompletionQueue queue = queues.get(cq.address());
+                    if (queue != null) {
+                        return queue;
+                    }
+                } else if (Errno.read(state) != EAGAIN) {
+                    throw Errno.exception("ibv_get_cq_event", Errno.read(state));
+                }
+                // EAGAIN: another thread took the event; wait again.
+            }
+        }
+    }
+
+    /** The file descriptor, for callers that multiplex it themselves. */
+    public int fd() {
+        checkOpen();
+        return fd;
+    }
+
+    void attach(CompletionQueue cq) {
+        queues.put(cq.segment().address(), cq);
+    }
+
+    void detach(CompletionQueue cq) {
+        queues.remove(cq.segment().address());
+    }
+
+    MemorySegment segment() {
+        return channel;
+    }
+
+    @Override
+    protected void destroy() throws RdmaException {
+        Verbs.check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(channel));
+    }
+
+    @Override
+    public String toString() {
+        return "CompletionChannel[" + context.device().name() + ", fd " + fd + "]";
+    }
+}

@@ -1,0 +1,148 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_context;
+import io.jrdma.bindings.ibverbs.ibv_context_ops;
+import io.jrdma.bindings.ibverbs.ibv_cq;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.DataPath;
+import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.Verbs;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * A completion queue ({@code struct ibv_cq}). Polling goes straight to the provider's {@code poll_cq} and
+ * allocates nothing.
+ *
+ * <pre>{@code
+ * try (CompletionQueue cq = ctx.createCompletionQueue(256)) {
+ *     WorkCompletions wcs = new WorkCompletions(16);
+ *     int n;
+ *     while ((n = cq.poll(wcs)) == 0) Thread.onSpinWait();
+ * }
+ * }</pre>
+ */
+public final class CompletionQueue extends NativeResource {
+    private static final MethodHandle CREATE_CQ = Errno.capturing(
+            ibverbs_h.ibv_create_cq$address(), ibverbs_h.ibv_create_cq$descriptor());
+
+    private final Context context;
+    private final CompletionChannel channel;
+    private final MemorySegment cq;
+    private final MemorySegment pollCq;
+    private final MemorySegment reqNotifyCq;
+
+    private CompletionQueue(Context context, CompletionChannel channel, MemorySegment cq) {
+        super(channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel});
+        this.context = context;
+        this.channel = channel;
+        this.cq = cq;
+        MemorySegment ops = ibv_context.ops(context.segment());
+        this.pollCq = ibv_context_ops.poll_cq(ops);
+        this.reqNotifyCq = ibv_context_ops.req_notify_cq(ops);
+        if (channel != null) {
+            channel.attach(this);
+        }
+    }
+
+    static CompletionQueue create(Context context, int entries, CompletionChannel channel, int vector)
+            throws RdmaException {
+        if (entries < 1) {
+            throw new IllegalArgumentException("a completion queue needs at least 1 entry, not " + entries);
+        }
+        if (channel != null && channel.isClosed()) {
+            throw new IllegalStateException(channel + " is closed");
+        }
+        int vectors = context.numCompletionVectors();
+        if (vector < 0 || vector >= vectors) {
+            throw new IllegalArgumentException("completion vector " + vector + " is not in [0, " + vectors + ")");
+        }
+        NativeResource[] parents = channel == null ? new NativeResource[] {context}
+                : new NativeResource[] {context, channel};
+        return create(() -> {
+            MemorySegment cq = Verbs.pointer("ibv_create_cq", CREATE_CQ, context.segment(), entries,
+                    MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.segment(), vector);
+            return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()));
+        }, parents);
+    }
+
+    /**
+     * Polls up to {@code wcs.capacity()} completions into {@code wcs} ({@code ibv_poll_cq}).
+     *
+     * @return how many were filled, 0 if none is ready
+     */
+    public int poll(WorkCompletions wcs) throws RdmaException {
+        checkOpen();
+        int n;
+        try {
+            n = (int) DataPath.POLL_CQ.invokeExact(pollCq, cq, wcs.capacity(), wcs.segment());
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        if (n < 0) {
+            throw Errno.exception("ibv_poll_cq", -n);
+        }
+        return n;
+    }
+
+    /**
+     * Arms the queue: the next completion (or, with {@code solicitedOnly}, the next solicited or error one) sends an
+     * event to its channel ({@code ibv_req_notify_cq}).
+     */
+    public void requestNotification(boolean solicitedOnly) throws RdmaException {
+        checkOpen();
+        if (channel == null) {
+            throw new IllegalStateException(this + " has no completion channel to notify");
+        }
+        int rc;
+        try {
+            rc = (int) DataPath.REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, cq, solicitedOnly ? 1 : 0);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        Verbs.check("ibv_req_notify_cq", rc);
+    }
+
+    /** Resizes the queue to at least {@code entries} entries ({@code ibv_resize_cq}). */
+    public void resize(int entries) throws RdmaException {
+        checkOpen();
+        if (entries < 1) {
+            throw new IllegalArgumentException("a completion queue needs at least 1 entry, not " + entries);
+        }
+        Verbs.check("ibv_resize_cq", ibverbs_h.ibv_resize_cq(cq, entries));
+    }
+
+    /** The number of entries the queue really has (at least what was asked). */
+    public int capacity() {
+        checkOpen();
+        return ibv_cq.cqe(cq);
+    }
+
+    /** The channel it reports to, or {@code null}. */
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    public Context context() {
+        return context;
+    }
+
+    MemorySegment segment() {
+        return cq;
+    }
+
+    @Override
+    protected void destroy() throws RdmaException {
+        Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
+        if (channel != null) {
+            channel.detach(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CompletionQueue[" + context.device().name() + ", handle " + ibv_cq.handle(cq) + "]";
+    }
+}

@@ -1,0 +1,109 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_pd;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.Verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * A protection domain ({@code struct ibv_pd}): memory regions and queue pairs of one PD can work together.
+ *
+ * <pre>{@code
+ * try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+ *      MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
+ *     mr.segment().setString(0, "hello");
+ * }
+ * }</pre>
+ */
+public final class ProtectionDomain extends NativeResource {
+    private static final MethodHandle ALLOC_PD = Errno.capturing(
+            ibverbs_h.ibv_alloc_pd$address(), ibverbs_h.ibv_alloc_pd$descriptor());
+
+    private final Context context;
+    private final MemorySegment pd;
+
+    ProtectionDomain(Context context) throws RdmaException {
+        super(context);
+        this.context = context;
+        this.pd = Verbs.pointer("ibv_alloc_pd", ALLOC_PD, context.segment()).reinterpret(ibv_pd.sizeof());
+    }
+
+    /** The context this PD belongs to. */
+    public Context context() {
+        return context;
+    }
+
+    /**
+     * Registers {@code segment}, zero-copy, for the device ({@code ibv_reg_mr}, or {@code ibv_reg_mr_iova2} with
+     * optional access flags). {@code owner} is the arena the segment was allocated from: when it closes, the
+     * registration is removed first, so the device can never write to freed memory.
+     *
+     * @throws IllegalArgumentException for a heap segment, an empty segment, a segment not from {@code owner}, or
+     *                                  REMOTE_WRITE/REMOTE_ATOMIC without LOCAL_WRITE
+     */
+    public MemoryRegion register(MemorySegment segment, Arena owner, Access... access) throws RdmaException {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("heap segments cannot be registered: the GC moves them; allocate the "
+                    + "memory from an Arena (Arena.ofShared().allocate(...)) or map a file instead");
+        }
+        if (segment.byteSize() == 0) {
+            throw new IllegalArgumentException("cannot register an empty segment");
+        }
+        if (!owner.scope().equals(segment.scope())) {
+            throw new IllegalArgumentException("the segment was not allocated from the given arena");
+        }
+        EnumSet<Access> set = toSet(access);
+        return create(() -> new MemoryRegion(this, segment, owner, set, false), this);
+    }
+
+    /** Allocates {@code size} bytes of page-aligned native memory and registers them; closing the region frees them. */
+    public MemoryRegion allocate(long size, Access... access) throws RdmaException {
+        if (size <= 0) {
+            throw new IllegalArgumentException("size must be positive, not " + size);
+        }
+        EnumSet<Access> set = toSet(access);
+        Access.maskOf(set);
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment memory = arena.allocate(size, 4096);
+            return create(() -> new MemoryRegion(this, memory, arena, set, true), this);
+        } catch (RuntimeException | RdmaException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** Starts building a queue pair of {@code type} in this PD. */
+    public QueuePair.Builder queuePair(QpType type) {
+        checkOpen();
+        return new QueuePair.Builder(this, type);
+    }
+
+    private static EnumSet<Access> toSet(Access[] access) {
+        EnumSet<Access> set = EnumSet.noneOf(Access.class);
+        set.addAll(List.of(access));
+        return set;
+    }
+
+    @Override
+    protected void destroy() throws RdmaException {
+        Verbs.check("ibv_dealloc_pd", ibverbs_h.ibv_dealloc_pd(pd));
+    }
+
+    /** The native {@code struct ibv_pd *}. */
+    MemorySegment segment() {
+        return pd;
+    }
+
+    @Override
+    public String toString() {
+        return "ProtectionDomain[" + context.device().name() + ", handle " + ibv_pd.handle(pd) + "]";
+    }
+}

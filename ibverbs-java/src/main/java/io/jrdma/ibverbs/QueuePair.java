@@ -1,0 +1,425 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_ah_attr;
+import io.jrdma.bindings.ibverbs.ibv_context;
+import io.jrdma.bindings.ibverbs.ibv_context_ops;
+import io.jrdma.bindings.ibverbs.ibv_global_route;
+import io.jrdma.bindings.ibverbs.ibv_qp;
+import io.jrdma.bindings.ibverbs.ibv_qp_attr;
+import io.jrdma.bindings.ibverbs.ibv_qp_cap;
+import io.jrdma.bindings.ibverbs.ibv_qp_init_attr;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.DataPath;
+import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.Verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
+
+/**
+ * A queue pair ({@code struct ibv_qp}): a send queue and a receive queue bound to completion queues. Moves
+ * through typed state transitions; posting goes straight to the provider and allocates nothing.
+ *
+ * <pre>{@code
+ * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).capacity(64, 64).create();
+ * qp.connect(peerEndpoint, ConnectOptions.of(1, gidIndex, Mtu.MTU_1024));     // INIT, RTR, RTS
+ * qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.SEND).signaled(true).add(mr, 0, 64));
+ * }</pre>
+ */
+public final class QueuePair extends NativeResource {
+    private static final MethodHandle CREATE_QP = Errno.capturing(
+            ibverbs_h.ibv_create_qp$address(), ibverbs_h.ibv_create_qp$descriptor());
+
+    private final ProtectionDomain pd;
+    private final QpType type;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final MemorySegment qp;
+    private final MemorySegment postSendFn;
+    private final MemorySegment postRecvFn;
+    private final int qpn;
+    private final Capabilities capabilities;
+
+    /**
+     * The sizes a queue pair was created with (the device may round them up).
+     *
+     * @param maxSendWr     send queue depth
+     * @param maxRecvWr     receive queue depth
+     * @param maxSendSge    scatter/gather entries per send request
+     * @param maxRecvSge    scatter/gather entries per receive request
+     * @param maxInlineData bytes a send can carry inline
+     */
+    public record Capabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData) {
+    }
+
+    /**
+     * Builds a queue pair: {@code pd.queuePair(QpType.RC).completionQueue(cq).create()}.
+     *
+     * <pre>{@code
+     * pd.queuePair(QpType.UD).sendQueue(scq).receiveQueue(rcq).capacity(128, 512).sge(1, 1).create();
+     * }</pre>
+     */
+    public static final class Builder {
+        private final ProtectionDomain pd;
+        private final QpType type;
+        private CompletionQueue sendCq;
+        private CompletionQueue recvCq;
+        private Capabilities caps = new Capabilities(16, 16, 1, 1, 0);
+        private boolean signalAll;
+
+        Builder(ProtectionDomain pd, QpType type) {
+            this.pd = pd;
+            this.type = type;
+        }
+
+        /** The completion queue of both queues. */
+        public Builder completionQueue(CompletionQueue cq) {
+            return sendQueue(cq).receiveQueue(cq);
+        }
+
+        public Builder sendQueue(CompletionQueue cq) {
+            this.sendCq = cq;
+            return this;
+        }
+
+        public Builder receiveQueue(CompletionQueue cq) {
+            this.recvCq = cq;
+            return this;
+        }
+
+        /** Queue depths (defaults 16 and 16). */
+        public Builder capacity(int maxSendWr, int maxRecvWr) {
+            caps = new Capabilities(positive("maxSendWr", maxSendWr), positive("maxRecvWr", maxRecvWr),
+                    caps.maxSendSge(), caps.maxRecvSge(), caps.maxInlineData());
+            return this;
+        }
+
+        /** Scatter/gather entries per request (defaults 1 and 1). */
+        public Builder sge(int maxSendSge, int maxRecvSge) {
+            caps = new Capabilities(caps.maxSendWr(), caps.maxRecvWr(), positive("maxSendSge", maxSendSge),
+                    positive("maxRecvSge", maxRecvSge), caps.maxInlineData());
+            return this;
+        }
+
+        /** Bytes a send may carry inline (default 0). */
+        public Builder maxInlineData(int bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("maxInlineData must be >= 0, not " + bytes);
+            }
+            caps = new Capabilities(caps.maxSendWr(), caps.maxRecvWr(), caps.maxSendSge(), caps.maxRecvSge(), bytes);
+            return this;
+        }
+
+        /** Whether every send request completes with a completion, signaled flag or not (default false). */
+        public Builder signalAll(boolean on) {
+            this.signalAll = on;
+            return this;
+        }
+
+        /** Creates the queue pair in RESET ({@code ibv_create_qp}). */
+        public QueuePair create() throws RdmaException {
+            if (sendCq == null || recvCq == null) {
+                throw new IllegalStateException("a queue pair needs its completion queue(s): call completionQueue()");
+            }
+            for (CompletionQueue cq : new CompletionQueue[] {sendCq, recvCq}) {
+                if (cq.context() != pd.context()) {
+                    throw new IllegalArgumentException(cq + " belongs to another device context than " + pd);
+                }
+            }
+            return QueuePair.create(() -> new QueuePair(this), pd, sendCq, recvCq);
+        }
+
+        private static int positive(String what, int v) {
+            if (v < 1) {
+                throw new IllegalArgumentException(what + " must be at least 1, not " + v);
+            }
+            return v;
+        }
+    }
+
+    private QueuePair(Builder b) throws RdmaException {
+        super(b.pd, b.sendCq, b.recvCq);
+        this.pd = b.pd;
+        this.type = b.type;
+        this.sendCq = b.sendCq;
+        this.recvCq = b.recvCq;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment init = ibv_qp_init_attr.allocate(arena);
+            ibv_qp_init_attr.send_cq(init, sendCq.segment());
+            ibv_qp_init_attr.recv_cq(init, recvCq.segment());
+            ibv_qp_init_attr.qp_type(init, type.value());
+            ibv_qp_init_attr.sq_sig_all(init, b.signalAll ? 1 : 0);
+            MemorySegment cap = ibv_qp_init_attr.cap(init);
+            ibv_qp_cap.max_send_wr(cap, b.caps.maxSendWr());
+            ibv_qp_cap.max_recv_wr(cap, b.caps.maxRecvWr());
+            ibv_qp_cap.max_send_sge(cap, b.caps.maxSendSge());
+            ibv_qp_cap.max_recv_sge(cap, b.caps.maxRecvSge());
+            ibv_qp_cap.max_inline_data(cap, b.caps.maxInlineData());
+            this.qp = Verbs.pointer("ibv_create_qp", CREATE_QP, pd.segment(), init).reinterpret(ibv_qp.sizeof());
+            // ibv_create_qp writes back the sizes the device really gave.
+            this.capabilities = new Capabilities(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_recv_wr(cap),
+                    ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap), ibv_qp_cap.max_inline_data(cap));
+        }
+        this.qpn = ibv_qp.qp_num(qp);
+        MemorySegment ops = ibv_context.ops(pd.context().segment());
+        this.postSendFn = ibv_context_ops.post_send(ops);
+        this.postRecvFn = ibv_context_ops.post_recv(ops);
+    }
+
+    /** The queue pair number peers address. */
+    public int qpNumber() {
+        return qpn;
+    }
+
+    public QpType type() {
+        return type;
+    }
+
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** The current state, asked of the device ({@code ibv_query_qp}). */
+    public QpState state() throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_qp_attr.allocate(arena);
+            MemorySegment init = ibv_qp_init_attr.allocate(arena);
+            Verbs.check("ibv_query_qp", ibverbs_h.ibv_query_qp(qp, attr, IBV_QP_STATE(), init));
+            return QpState.of(ibv_qp_attr.qp_state(attr));
+        }
+    }
+
+    /**
+     * This queue pair's side of a connection on {@code port}: its LID, QPN, the given starting PSN and the GID at
+     * {@code gidIndex} (-1 for none).
+     */
+    public Endpoint endpoint(int port, int gidIndex, int psn) throws RdmaException {
+        checkOpen();
+        Context ctx = pd.context();
+        byte[] gid = gidIndex < 0 ? new byte[16] : ctx.queryGid(port, gidIndex).gid();
+        return new Endpoint(ctx.queryPort(port).lid(), qpn, psn, gid);
+    }
+
+    /**
+     * RESET → INIT for RC and UC ({@code ibv_modify_qp}): the port, P_Key index and what remote peers may do.
+     */
+    public void toInit(ConnectOptions options) throws RdmaException {
+        requireType("toInit(ConnectOptions)", QpType.RC, QpType.UC);
+        modify(QpState.INIT, IBV_QP_STATE() | IBV_QP_PKEY_INDEX() | IBV_QP_PORT() | IBV_QP_ACCESS_FLAGS(), a -> {
+            ibv_qp_attr.port_num(a, (byte) options.port());
+            ibv_qp_attr.qp_access_flags(a, type == QpType.UC
+                    ? options.accessFlags() & Access.REMOTE_WRITE.mask() : options.accessFlags());
+        });
+    }
+
+    /** RESET → INIT for UD: the port and the Q_Key datagrams to this QP must carry. */
+    public void toInitDatagram(int port, int qkey) throws RdmaException {
+        requireType("toInitDatagram", QpType.UD);
+        modify(QpState.INIT, IBV_QP_STATE() | IBV_QP_PKEY_INDEX() | IBV_QP_PORT() | IBV_QP_QKEY(), a -> {
+            ibv_qp_attr.port_num(a, (byte) port);
+            ibv_qp_attr.qkey(a, qkey);
+        });
+    }
+
+    /** INIT → RTR: for RC and UC, the path to {@code remote}; for UD, nothing ({@code remote} may be null). */
+    public void toReadyToReceive(Endpoint remote, ConnectOptions options) throws RdmaException {
+        if (type == QpType.UD) {
+            modify(QpState.RTR, IBV_QP_STATE(), a -> { });
+            return;
+        }
+        requireType("toReadyToReceive", QpType.RC, QpType.UC);
+        if (options.gidIndex() < 0 && remote.lid() == 0) {
+            throw new IllegalArgumentException("the peer has no LID, so it needs a GID path: give a GID index");
+        }
+        int mask = IBV_QP_STATE() | IBV_QP_AV() | IBV_QP_PATH_MTU() | IBV_QP_DEST_QPN() | IBV_QP_RQ_PSN();
+        if (type == QpType.RC) {
+            mask |= IBV_QP_MAX_DEST_RD_ATOMIC() | IBV_QP_MIN_RNR_TIMER();
+        }
+        modify(QpState.RTR, mask, a -> {
+            ibv_qp_attr.path_mtu(a, options.mtu().value());
+            ibv_qp_attr.dest_qp_num(a, remote.qpn());
+            ibv_qp_attr.rq_psn(a, remote.psn());
+            ibv_qp_attr.max_dest_rd_atomic(a, (byte) options.maxReadAtomic());
+            ibv_qp_attr.min_rnr_timer(a, (byte) options.minRnrTimer());
+            MemorySegment ah = ibv_qp_attr.ah_attr(a);
+            ibv_ah_attr.dlid(ah, (short) remote.lid());
+            ibv_ah_attr.sl(ah, (byte) options.serviceLevel());
+            ibv_ah_attr.port_num(ah, (byte) options.port());
+            if (options.gidIndex() >= 0) {
+                ibv_ah_attr.is_global(ah, (byte) 1);
+                MemorySegment grh = ibv_ah_attr.grh(ah);
+                MemorySegment.copy(remote.gid(), 0, ibv_global_route.dgid(grh), ValueLayout.JAVA_BYTE, 0, 16);
+                ibv_global_route.sgid_index(grh, (byte) options.gidIndex());
+                ibv_global_route.hop_limit(grh, (byte) 1);
+            }
+        });
+    }
+
+    /** RTR → RTS with send PSN {@code sendPsn} (24 bits); for RC also the ACK timeout and retries. */
+    public void toReadyToSend(int sendPsn, ConnectOptions options) throws RdmaException {
+        if ((sendPsn & ~0xffffff) != 0) {
+            throw new IllegalArgumentException("PSN is 24 bits: " + sendPsn);
+        }
+        int mask = IBV_QP_STATE() | IBV_QP_SQ_PSN();
+        if (type == QpType.RC) {
+            mask |= IBV_QP_TIMEOUT() | IBV_QP_RETRY_CNT() | IBV_QP_RNR_RETRY() | IBV_QP_MAX_QP_RD_ATOMIC();
+        }
+        modify(QpState.RTS, mask, a -> {
+            ibv_qp_attr.sq_psn(a, sendPsn);
+            ibv_qp_attr.timeout(a, (byte) options.timeout());
+            ibv_qp_attr.retry_cnt(a, (byte) options.retryCount());
+            ibv_qp_attr.rnr_retry(a, (byte) options.rnrRetry());
+            ibv_qp_attr.max_rd_atomic(a, (byte) options.maxReadAtomic());
+        });
+    }
+
+    /**
+     * RESET → INIT → RTR → RTS to {@code remote}, sending from PSN {@code localPsn}: all an RC or UC queue pair needs
+     * after the endpoints are exchanged.
+     */
+    public void connect(Endpoint remote, int localPsn, ConnectOptions options) throws RdmaException {
+        toInit(options);
+        toReadyToReceive(remote, options);
+        toReadyToSend(localPsn, options);
+    }
+
+    /** Any state → ERR: outstanding requests complete with {@link WcStatus#WR_FLUSH_ERR}. */
+    public void toError() throws RdmaException {
+        modify(QpState.ERR, IBV_QP_STATE(), a -> { });
+    }
+
+    /** Any state → RESET: queues emptied, ready for INIT again (recovery after an error). */
+    public void reset() throws RdmaException {
+        modify(QpState.RESET, IBV_QP_STATE(), a -> { });
+    }
+
+    /** RTS → SQD: the send queue drains and stops. */
+    public void toSendQueueDrained() throws RdmaException {
+        modify(QpState.SQD, IBV_QP_STATE(), a -> { });
+    }
+
+    /**
+     * Posts a chain of send requests ({@code ibv_post_send} through the provider's {@code post_send}).
+     *
+     * @throws RdmaException naming the first request of the chain that was not posted (nor any after it)
+     */
+    public void postSend(SendWorkRequest head) throws RdmaException {
+        checkOpen();
+        for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
+            checkSend(wr);
+        }
+        int rc;
+        try {
+            rc = (int) DataPath.POST_SEND.invokeExact(postSendFn, qp, head.segment(), head.badWrSlot());
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        if (rc != 0) {
+            long bad = head.badWrSlot().get(ValueLayout.ADDRESS, 0).address();
+            int index = 0;
+            SendWorkRequest wr = head;
+            while (wr != null && wr.segment().address() != bad) {
+                wr = wr.next();
+                index++;
+            }
+            throw Errno.exception("ibv_post_send", Math.abs(rc), wr == null ? "no request was posted"
+                    : "request #" + index + " (wr_id " + wr.idValue() + ") and those after it were not posted");
+        }
+    }
+
+    /**
+     * Posts a chain of receive requests ({@code ibv_post_recv} through the provider's {@code post_recv}).
+     *
+     * @throws RdmaException naming the first request of the chain that was not posted (nor any after it)
+     */
+    public void postReceive(ReceiveWorkRequest head) throws RdmaException {
+        checkOpen();
+        for (ReceiveWorkRequest wr = head; wr != null; wr = wr.next()) {
+            if (wr.sgeCount() > capabilities.maxRecvSge()) {
+                throw new IllegalArgumentException("receive request has " + wr.sgeCount()
+                        + " scatter/gather entries; this queue pair takes " + capabilities.maxRecvSge());
+            }
+        }
+        int rc;
+        try {
+            rc = (int) DataPath.POST_RECV.invokeExact(postRecvFn, qp, head.segment(), head.badWrSlot());
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        if (rc != 0) {
+            long bad = head.badWrSlot().get(ValueLayout.ADDRESS, 0).address();
+            int index = 0;
+            for (ReceiveWorkRequest wr = head; wr != null && wr.segment().address() != bad; wr = wr.next()) {
+                index++;
+            }
+            throw Errno.exception("ibv_post_recv", Math.abs(rc), "request #" + index
+                    + " and those after it were not posted");
+        }
+    }
+
+    private void checkSend(SendWorkRequest wr) {
+        if (wr.sgeCount() > capabilities.maxSendSge()) {
+            throw new IllegalArgumentException("send request has " + wr.sgeCount()
+                    + " scatter/gather entries; this queue pair takes " + capabilities.maxSendSge());
+        }
+        if (wr.isInline() && wr.totalBytes() > capabilities.maxInlineData()) {
+            throw new IllegalArgumentException("inline send of " + wr.totalBytes() + " bytes; this queue pair "
+                    + "inlines at most " + capabilities.maxInlineData());
+        }
+        SendOpcode op = wr.opcode();
+        if (op.isAtomic() && (wr.sgeCount() != 1 || wr.totalBytes() != 8)) {
+            throw new IllegalArgumentException(op + " needs exactly one 8-byte local entry for the old value");
+        }
+        if (type != QpType.RC && op != SendOpcode.SEND && op != SendOpcode.SEND_WITH_IMM
+                && !(type == QpType.UC && (op == SendOpcode.RDMA_WRITE || op == SendOpcode.RDMA_WRITE_WITH_IMM))) {
+            throw new IllegalArgumentException(op + " is not supported on a " + type + " queue pair");
+        }
+    }
+
+    @FunctionalInterface
+    private interface AttrWriter {
+        void write(MemorySegment attr);
+    }
+
+    private void modify(QpState target, int mask, AttrWriter writer) throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_qp_attr.allocate(arena);
+            ibv_qp_attr.qp_state(attr, target.value());
+            writer.write(attr);
+            int rc = ibverbs_h.ibv_modify_qp(qp, attr, mask);
+            if (rc != 0) {
+                throw Errno.exception("ibv_modify_qp", Math.abs(rc), "moving " + this + " to " + target);
+            }
+        }
+    }
+
+    private void requireType(String what, QpType... types) {
+        for (QpType t : types) {
+            if (t == type) {
+                return;
+            }
+        }
+        throw new IllegalStateException(what + " is not for a " + type + " queue pair");
+    }
+
+    @Override
+    protected void destroy() throws RdmaException {
+        Verbs.check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(qp));
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair[" + type + ", qpn 0x" + Integer.toHexString(qpn) + "]";
+    }
+}

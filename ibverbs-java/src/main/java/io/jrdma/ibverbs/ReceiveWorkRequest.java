@@ -1,0 +1,88 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_recv_wr;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A reusable receive work request ({@code struct ibv_recv_wr} with its scatter/gather list): where an incoming SEND
+ * lands. Written in place; posting it again after its completion reuses it.
+ *
+ * <pre>{@code
+ * ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
+ * qp.postReceive(rr.reset().id(1).add(mr, 0, 4096));
+ * }</pre>
+ */
+public final class ReceiveWorkRequest {
+    private static final long WR_ID = ibv_recv_wr.wr_id$offset();
+    private static final long NEXT = ibv_recv_wr.next$offset();
+    private static final long SG_LIST = ibv_recv_wr.sg_list$offset();
+    private static final long NUM_SGE = ibv_recv_wr.num_sge$offset();
+
+    private final MemorySegment wr;
+    private final MemorySegment badWr;
+    private final ScatterGatherList sgl;
+    private ReceiveWorkRequest next;
+
+    /** A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable. */
+    public ReceiveWorkRequest(int maxSge) {
+        this(maxSge, Arena.ofAuto());
+    }
+
+    /** A request with room for {@code maxSge} scatter/gather entries, in {@code arena}. */
+    public ReceiveWorkRequest(int maxSge, Arena arena) {
+        this.wr = ibv_recv_wr.allocate(arena);
+        this.badWr = arena.allocate(ValueLayout.ADDRESS);
+        this.sgl = new ScatterGatherList(maxSge, arena);
+        reset();
+    }
+
+    /** Clears id, entries and chain. */
+    public ReceiveWorkRequest reset() {
+        wr.fill((byte) 0);
+        wr.set(ValueLayout.ADDRESS, SG_LIST, sgl.segment());
+        sgl.clear();
+        next = null;
+        return this;
+    }
+
+    public ReceiveWorkRequest id(long id) {
+        wr.set(ValueLayout.JAVA_LONG, WR_ID, id);
+        return this;
+    }
+
+    /** Appends {@code [offset, offset + length)} of {@code mr} (bounds checked); the region needs LOCAL_WRITE. */
+    public ReceiveWorkRequest add(MemoryRegion mr, long offset, int length) {
+        if (!mr.access().contains(Access.LOCAL_WRITE)) {
+            throw new IllegalArgumentException("receive buffers need LOCAL_WRITE access: " + mr);
+        }
+        sgl.add(mr, offset, length);
+        wr.set(ValueLayout.JAVA_INT, NUM_SGE, sgl.count());
+        return this;
+    }
+
+    /** Chains {@code next} after this request; {@code null} ends the chain. */
+    public ReceiveWorkRequest next(ReceiveWorkRequest next) {
+        this.next = next;
+        wr.set(ValueLayout.ADDRESS, NEXT, next == null ? MemorySegment.NULL : next.wr);
+        return this;
+    }
+
+    public ReceiveWorkRequest next() {
+        return next;
+    }
+
+    public int sgeCount() {
+        return sgl.count();
+    }
+
+    MemorySegment segment() {
+        return wr;
+    }
+
+    MemorySegment badWrSlot() {
+        return badWr;
+    }
+}

@@ -1,0 +1,191 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_send_wr;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A reusable send work request ({@code struct ibv_send_wr} with its scatter/gather list), written in place:
+ * allocate it once, {@link #reset()} and refill it for every post. Nothing here allocates.
+ *
+ * <pre>{@code
+ * SendWorkRequest wr = new SendWorkRequest(1);
+ * wr.reset().id(7).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+ *   .add(mr, 0, 64).rdma(peerAddress, peerRkey);
+ * qp.postSend(wr);
+ * }</pre>
+ */
+public final class SendWorkRequest {
+    private static final long WR_ID = ibv_send_wr.wr_id$offset();
+    private static final long NEXT = ibv_send_wr.next$offset();
+    private static final long SG_LIST = ibv_send_wr.sg_list$offset();
+    private static final long NUM_SGE = ibv_send_wr.num_sge$offset();
+    private static final long OPCODE = ibv_send_wr.opcode$offset();
+    private static final long SEND_FLAGS = ibv_send_wr.send_flags$offset();
+    private static final long IMM_DATA = ibv_send_wr.imm_data$offset();
+    private static final long INVALIDATE_RKEY = ibv_send_wr.invalidate_rkey$offset();
+    // Nested union members, at offsets summed once: the generated nested getters would slice (allocate) per call.
+    private static final long WR = ibv_send_wr.wr$offset();
+    private static final long RDMA_REMOTE_ADDR = WR + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.remote_addr$offset();
+    private static final long RDMA_RKEY = WR + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.rkey$offset();
+    private static final long ATOMIC_REMOTE_ADDR = WR + ibv_send_wr.wr.atomic$offset() + ibv_send_wr.wr.atomic.remote_addr$offset();
+    private static final long ATOMIC_COMPARE_ADD = WR + ibv_send_wr.wr.atomic$offset() + ibv_send_wr.wr.atomic.compare_add$offset();
+    private static final long ATOMIC_SWAP = WR + ibv_send_wr.wr.atomic$offset() + ibv_send_wr.wr.atomic.swap$offset();
+    private static final long ATOMIC_RKEY = WR + ibv_send_wr.wr.atomic$offset() + ibv_send_wr.wr.atomic.rkey$offset();
+    private static final int SIGNALED = ibverbs_h.IBV_SEND_SIGNALED();
+    private static final int SOLICITED = ibverbs_h.IBV_SEND_SOLICITED();
+    private static final int INLINE = ibverbs_h.IBV_SEND_INLINE();
+    private static final int FENCE = ibverbs_h.IBV_SEND_FENCE();
+
+    private final MemorySegment wr;
+    private final MemorySegment badWr;
+    private final ScatterGatherList sgl;
+    private SendOpcode opcode = SendOpcode.SEND;
+    private SendWorkRequest next;
+
+    /** A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable. */
+    public SendWorkRequest(int maxSge) {
+        this(maxSge, Arena.ofAuto());
+    }
+
+    /** A request with room for {@code maxSge} scatter/gather entries, in {@code arena}. */
+    public SendWorkRequest(int maxSge, Arena arena) {
+        this.wr = ibv_send_wr.allocate(arena);
+        this.badWr = arena.allocate(ValueLayout.ADDRESS);
+        this.sgl = new ScatterGatherList(maxSge, arena);
+        reset();
+    }
+
+    /** Clears everything: id 0, SEND, no flags, no entries, no next request. */
+    public SendWorkRequest reset() {
+        wr.fill((byte) 0);
+        wr.set(ValueLayout.ADDRESS, SG_LIST, sgl.segment());
+        sgl.clear();
+        opcode = SendOpcode.SEND;
+        next = null;
+        return this;
+    }
+
+    /** The {@code wr_id} its completion carries. */
+    public SendWorkRequest id(long id) {
+        wr.set(ValueLayout.JAVA_LONG, WR_ID, id);
+        return this;
+    }
+
+    public SendWorkRequest opcode(SendOpcode opcode) {
+        this.opcode = opcode;
+        wr.set(ValueLayout.JAVA_INT, OPCODE, opcode.value());
+        return this;
+    }
+
+    /** Appends {@code [offset, offset + length)} of {@code mr} to the scatter/gather list (bounds checked). */
+    public SendWorkRequest add(MemoryRegion mr, long offset, int length) {
+        sgl.add(mr, offset, length);
+        wr.set(ValueLayout.JAVA_INT, NUM_SGE, sgl.count());
+        return this;
+    }
+
+    /** Whether this request produces a completion (needed when the QP does not signal all). */
+    public SendWorkRequest signaled(boolean on) {
+        return flag(SIGNALED, on);
+    }
+
+    /** Whether the receiver's solicited-only notification fires for this SEND. */
+    public SendWorkRequest solicited(boolean on) {
+        return flag(SOLICITED, on);
+    }
+
+    /** Whether the data is copied into the work request (up to the QP's max inline data). */
+    public SendWorkRequest inline(boolean on) {
+        return flag(INLINE, on);
+    }
+
+    /** Whether this request waits for earlier RDMA READs and atomics to complete. */
+    public SendWorkRequest fence(boolean on) {
+        return flag(FENCE, on);
+    }
+
+    /** Immediate data (host byte order) for SEND_WITH_IMM and RDMA_WRITE_WITH_IMM. */
+    public SendWorkRequest immediate(int value) {
+        wr.set(ValueLayout.JAVA_INT, IMM_DATA, Integer.reverseBytes(value));
+        return this;
+    }
+
+    /** The remote key SEND_WITH_INV invalidates at the receiver. */
+    public SendWorkRequest invalidate(int rkey) {
+        wr.set(ValueLayout.JAVA_INT, INVALIDATE_RKEY, rkey);
+        return this;
+    }
+
+    /** The remote memory of RDMA_WRITE(_WITH_IMM) and RDMA_READ. */
+    public SendWorkRequest rdma(long remoteAddress, int rkey) {
+        wr.set(ValueLayout.JAVA_LONG, RDMA_REMOTE_ADDR, remoteAddress);
+        wr.set(ValueLayout.JAVA_INT, RDMA_RKEY, rkey);
+        return this;
+    }
+
+    /**
+     * The operands of an atomic: the 8-byte aligned remote word, and compare/swap values (CMP_AND_SWP) or the
+     * addend in {@code compareAdd} (FETCH_AND_ADD). The old remote value lands in the 8-byte local entry.
+     */
+    public SendWorkRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
+        if ((remoteAddress & 7) != 0) {
+            throw new IllegalArgumentException("atomics need an 8-byte aligned remote address, not 0x"
+                    + Long.toHexString(remoteAddress));
+        }
+        wr.set(ValueLayout.JAVA_LONG, ATOMIC_REMOTE_ADDR, remoteAddress);
+        wr.set(ValueLayout.JAVA_INT, ATOMIC_RKEY, rkey);
+        wr.set(ValueLayout.JAVA_LONG, ATOMIC_COMPARE_ADD, compareAdd);
+        wr.set(ValueLayout.JAVA_LONG, ATOMIC_SWAP, swap);
+        return this;
+    }
+
+    /** Chains {@code next} after this request (one post sends both); {@code null} ends the chain. */
+    public SendWorkRequest next(SendWorkRequest next) {
+        this.next = next;
+        wr.set(ValueLayout.ADDRESS, NEXT, next == null ? MemorySegment.NULL : next.wr);
+        return this;
+    }
+
+    public SendWorkRequest next() {
+        return next;
+    }
+
+    public SendOpcode opcode() {
+        return opcode;
+    }
+
+    /** Entries in the scatter/gather list. */
+    public int sgeCount() {
+        return sgl.count();
+    }
+
+    long totalBytes() {
+        return sgl.totalBytes();
+    }
+
+    boolean isInline() {
+        return (wr.get(ValueLayout.JAVA_INT, SEND_FLAGS) & INLINE) != 0;
+    }
+
+    long idValue() {
+        return wr.get(ValueLayout.JAVA_LONG, WR_ID);
+    }
+
+    MemorySegment segment() {
+        return wr;
+    }
+
+    MemorySegment badWrSlot() {
+        return badWr;
+    }
+
+    private SendWorkRequest flag(int bit, boolean on) {
+        int flags = wr.get(ValueLayout.JAVA_INT, SEND_FLAGS);
+        wr.set(ValueLayout.JAVA_INT, SEND_FLAGS, on ? flags | bit : flags & ~bit);
+        return this;
+    }
+}

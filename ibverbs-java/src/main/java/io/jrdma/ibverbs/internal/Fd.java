@@ -1,0 +1,87 @@
+package io.jrdma.ibverbs.internal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.time.Duration;
+
+/**
+ * Waiting on the file descriptors of completion and event channels with poll(2): bounded slices, so that a
+ * waiting thread (platform or virtual) notices interruption within {@link #SLICE_MILLIS} ms.
+ */
+public final class Fd {
+    static final int SLICE_MILLIS = 50;
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final MemoryLayout POLLFD = MemoryLayout.structLayout(
+            ValueLayout.JAVA_INT.withName("fd"), ValueLayout.JAVA_SHORT.withName("events"),
+            ValueLayout.JAVA_SHORT.withName("revents"));
+    private static final short POLLIN = 0x1;
+    private static final int EINTR = 4;
+    private static final int F_GETFL = 3;
+    private static final int F_SETFL = 4;
+    private static final int O_NONBLOCK = 04000;
+    private static final MethodHandle POLL = Errno.capturing(LINKER.defaultLookup().findOrThrow("poll"),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    private static final MethodHandle FCNTL = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("fcntl"),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
+            Linker.Option.firstVariadicArg(2));
+
+    private Fd() {
+    }
+
+    /**
+     * Waits until {@code fd} is readable or {@code timeout} passes ({@code null}: forever).
+     *
+     * @return whether it became readable
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
+    public static boolean awaitReadable(int fd, Duration timeout) throws InterruptedException {
+        long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pfd = arena.allocate(POLLFD);
+            MemorySegment state = Errno.allocateState(arena);
+            while (true) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting on fd " + fd);
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                pfd.set(ValueLayout.JAVA_INT, 0, fd);
+                pfd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
+                pfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
+                int slice = (int) Math.min(SLICE_MILLIS, Math.max(1, left / 1_000_000));
+                int rc = (int) POLL.invokeExact(state, pfd, 1L, slice);
+                if (rc > 0) {
+                    return true;
+                }
+                if (rc < 0 && Errno.read(state) != EINTR) {
+                    throw new IllegalStateException("poll(2) on fd " + fd + " failed: " + Errno.name(Errno.read(state)));
+                }
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** Puts {@code fd} in non-blocking mode, so that reading an event that another thread took cannot block. */
+    public static void setNonBlocking(int fd) {
+        try {
+            int flags = (int) FCNTL.invokeExact(fd, F_GETFL, 0);
+            if (flags < 0 || (int) FCNTL.invokeExact(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+                throw new IllegalStateException("fcntl(O_NONBLOCK) failed on fd " + fd);
+            }
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+}

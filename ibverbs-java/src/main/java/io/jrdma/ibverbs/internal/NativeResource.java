@@ -1,0 +1,96 @@
+package io.jrdma.ibverbs.internal;
+
+import io.jrdma.ibverbs.RdmaException;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The lifecycle every verbs object shares: idempotent close, use after close refused, and parents that know their
+ * children. The rule: a resource with live children cannot be closed; close fails naming them, and nothing is
+ * closed. Children are created under the parents' locks, so a parent cannot close while a child is being born.
+ */
+public abstract class NativeResource implements AutoCloseable {
+    private final List<NativeResource> parents;
+    private final Set<NativeResource> children = new LinkedHashSet<>();
+    private volatile boolean closed;
+
+    /** {@code parents}: the resources this one was created from; it must be created through {@link #create}. */
+    protected NativeResource(NativeResource... parents) {
+        this.parents = List.of(parents);
+    }
+
+    /** What {@link #close()} releases natively. Runs at most once, only when there are no live children. */
+    protected abstract void destroy() throws RdmaException;
+
+    /**
+     * Runs {@code creator} while holding the locks of the child's parents, after checking they are open, and makes
+     * the child known to them once it exists: a concurrent close can neither orphan it nor miss it.
+     */
+    protected static <T extends NativeResource, E extends Exception> T create(Creator<T, E> creator,
+                                                                              NativeResource... parents) throws E {
+        return createLocked(creator, parents, 0);
+    }
+
+    private static <T extends NativeResource, E extends Exception> T createLocked(Creator<T, E> creator,
+                                                                                  NativeResource[] parents, int i)
+            throws E {
+        if (i == parents.length) {
+            T child = creator.create();
+            for (NativeResource p : parents) {
+                p.children.add(child);
+            }
+            return child;
+        }
+        synchronized (parents[i]) {
+            parents[i].checkOpen();
+            return createLocked(creator, parents, i + 1);
+        }
+    }
+
+    /** Makes a child; see {@link #create}. */
+    @FunctionalInterface
+    public interface Creator<T, E extends Exception> {
+        T create() throws E;
+    }
+
+    /** @throws IllegalStateException if this resource is closed */
+    protected final void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public final boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if resources created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (the resource stays open)
+     */
+    @Override
+    public final void close() throws RdmaException {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (!children.isEmpty()) {
+                throw new IllegalStateException("cannot close " + this + ": still used by "
+                        + new ArrayList<>(children) + "; close those first");
+            }
+            destroy();
+            closed = true;
+        }
+        for (NativeResource p : parents) {
+            synchronized (p) {
+                p.children.remove(this);
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.jrdma.nativetest;
+
+import io.jrdma.ibverbs.CompletionQueue;
+import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.GidEntry;
+import io.jrdma.ibverbs.GidType;
+import io.jrdma.ibverbs.LinkLayer;
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.WorkCompletions;
+
+import java.io.IOException;
+
+/** What device tests share: picking the GID, and waiting for completions with a deadline. */
+final class DeviceSupport {
+    private DeviceSupport() {
+    }
+
+    /**
+     * The GID index to connect with on port 1: the first RoCE v2 GID carrying an IPv4 address (::ffff:a.b.c.d) on
+     * Ethernet, -1 (LID routing) on InfiniBand.
+     */
+    static int gidIndex(Context ctx) throws IOException {
+        if (ctx.queryPort(1).linkLayer() != LinkLayer.ETHERNET) {
+            return -1;
+        }
+        int n = ctx.queryPort(1).gidTableLength();
+        for (int i = 0; i < n; i++) {
+            try {
+                GidEntry e = ctx.queryGid(1, i);
+                byte[] g = e.gid();
+                if (e.type() == GidType.ROCE_V2 && g[10] == (byte) 0xff && g[11] == (byte) 0xff) {
+                    return i;
+                }
+            } catch (RdmaException unpopulated) {
+                // the table is sparse
+            }
+        }
+        throw new IOException("no IPv4 RoCE v2 GID on " + ctx.device().name());
+    }
+
+    /** Polls {@code cq} for its next completion, or fails after 10 s; returns it alone in a fresh array. */
+    static WorkCompletions awaitCompletion(CompletionQueue cq) throws IOException {
+        WorkCompletions one = new WorkCompletions(1);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (cq.poll(one) == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException("no completion within 10 s on " + cq);
+            }
+            Thread.onSpinWait();
+        }
+        return one;
+    }
+}

@@ -1,0 +1,63 @@
+package io.jrdma.nativetest;
+
+import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.CompletionQueue;
+import io.jrdma.ibverbs.ConnectOptions;
+import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.Mtu;
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.QueuePair;
+
+import java.io.IOException;
+
+/**
+ * Two queue pairs of one type on one device, connected to each other through the port (loopback through the
+ * device, as two hosts would be), each with its own completion queue and a 64 KiB buffer.
+ */
+final class RcPair implements AutoCloseable {
+    static final int BUFFER = 64 * 1024;
+
+    final ProtectionDomain pd;
+    final CompletionQueue cqA;
+    final CompletionQueue cqB;
+    final QueuePair a;
+    final QueuePair b;
+    final MemoryRegion mrA;
+    final MemoryRegion mrB;
+    final ConnectOptions options;
+    final int gidIndex;
+
+    RcPair(Context ctx, QpType type) throws IOException {
+        pd = ctx.allocateProtectionDomain();
+        cqA = ctx.createCompletionQueue(64);
+        cqB = ctx.createCompletionQueue(64);
+        a = pd.queuePair(type).completionQueue(cqA).capacity(32, 32).sge(4, 4).maxInlineData(64).create();
+        b = pd.queuePair(type).completionQueue(cqB).capacity(32, 32).sge(4, 4).maxInlineData(64).create();
+        Access[] all = {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC};
+        mrA = pd.allocate(BUFFER, all);
+        mrB = pd.allocate(BUFFER, all);
+        gidIndex = DeviceSupport.gidIndex(ctx);
+        Mtu mtu = ctx.queryPort(1).activeMtu();
+        options = ConnectOptions.of(1, gidIndex, mtu).maxReadAtomic(4);
+        connect();
+    }
+
+    /** RESET → RTS on both sides, each to the other. */
+    void connect() throws IOException {
+        a.connect(b.endpoint(1, gidIndex, 0x100), 0x200, options);
+        b.connect(a.endpoint(1, gidIndex, 0x200), 0x100, options);
+    }
+
+    @Override
+    public void close() throws IOException {
+        a.close();
+        b.close();
+        mrA.close();
+        mrB.close();
+        cqA.close();
+        cqB.close();
+        pd.close();
+    }
+}
