@@ -45,6 +45,7 @@ public final class CompletionQueue extends NativeResource {
         if (channel != null) {
             channel.attach(this);
         }
+        context.register(cq, this);
     }
 
     static CompletionQueue create(Context context, int entries, CompletionChannel channel, int vector)
@@ -136,6 +137,7 @@ public final class CompletionQueue extends NativeResource {
     @Override
     protected void destroy() throws RdmaException {
         Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
+        context.unregister(cq);
         if (channel != null) {
             channel.detach(this);
         }

@@ -6,7 +6,9 @@ import io.jrdma.bindings.ibverbs.ibv_gid_entry;
 import io.jrdma.bindings.ibverbs.ibv_port_attr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.bindings.ibverbs.verbs_context;
+import io.jrdma.bindings.ibverbs.ibv_async_event;
 import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.Fd;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
 
@@ -14,7 +16,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * An open RDMA device ({@code struct ibv_context}): the root every other verbs object hangs off.
@@ -36,13 +42,22 @@ public final class Context extends NativeResource {
     /** {@code __VERBS_ABI_IS_EXTENDED}: marks an ibv_context embedded in a verbs_context. */
     private static final long VERBS_ABI_IS_EXTENDED = -1L;
     private static final long VERBS_CONTEXT_OFFSET = verbs_context.context$offset();
+    private static final MethodHandle GET_ASYNC_EVENT = Errno.capturing(
+            ibverbs_h.ibv_get_async_event$address(), ibverbs_h.ibv_get_async_event$descriptor());
+    private static final int EAGAIN = 11;
+    private static final System.Logger LOG = System.getLogger(Context.class.getName());
 
     private final Device device;
     private final MemorySegment ctx;
+    /** Native address → the object it backs, so that async events name Java objects. */
+    private final Map<Long, Object> objects = new ConcurrentHashMap<>();
+    private volatile Thread listener;
 
     private Context(Device device, MemorySegment ctx) {
         this.device = device;
         this.ctx = ctx;
+        // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
+        Fd.setNonBlocking(ibv_context.async_fd(ctx));
     }
 
     /** Opens the device named {@code name}, e.g. {@code rxe0}. */
@@ -189,8 +204,102 @@ public final class Context extends NativeResource {
         return ibv_context.num_comp_vectors(ctx);
     }
 
+    /**
+     * Waits for the next asynchronous event ({@code ibv_get_async_event}) and acknowledges it.
+     *
+     * @param timeout how long to wait; {@code null} waits forever
+     * @return the event, or {@code null} if the timeout passed
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    public AsyncEvent awaitAsyncEvent(Duration timeout) throws RdmaException, InterruptedException {
+        checkOpen();
+        long deadline = timeout == null ? 0 : System.nanoTime() + timeout.toNanos();
+        int fd = ibv_context.async_fd(ctx);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment event = ibv_async_event.allocate(arena);
+            MemorySegment state = Errno.allocateState(arena);
+            while (true) {
+                Duration left = timeout == null ? null : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                if (!Fd.awaitReadable(fd, left)) {
+                    return null;
+                }
+                int rc;
+                try {
+                    rc = (int) GET_ASYNC_EVENT.invokeExact(state, ctx, event);
+                } catch (Throwable t) {
+                    throw new AssertionError(t);
+                }
+                if (rc == 0) {
+                    AsyncEvent e = toEvent(event);
+                    ibverbs_h.ibv_ack_async_event(event);
+                    return e;
+                }
+                if (Errno.read(state) != EAGAIN) {
+                    throw Errno.exception("ibv_get_async_event", Errno.read(state));
+                }
+            }
+        }
+    }
+
+    /**
+     * Delivers every asynchronous event to {@code listener} from a virtual thread, until this context closes. One
+     * listener per context; exceptions it throws are logged and do not stop delivery.
+     */
+    public synchronized void onAsyncEvent(Consumer<AsyncEvent> listener) {
+        checkOpen();
+        if (this.listener != null) {
+            throw new IllegalStateException(this + " already has an async event listener");
+        }
+        this.listener = Thread.ofVirtual().name("jrdma-async-" + device.name()).start(() -> {
+            while (!Thread.currentThread().isInterrupted() && !isClosed()) {
+                try {
+                    AsyncEvent e = awaitAsyncEvent(Duration.ofMillis(200));
+                    if (e != null) {
+                        listener.accept(e);
+                    }
+                } catch (InterruptedException | IllegalStateException closing) {
+                    return;
+                } catch (RdmaException | RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "async event listener of " + this, e);
+                }
+            }
+        });
+    }
+
+    private AsyncEvent toEvent(MemorySegment event) {
+        AsyncEventType type = AsyncEventType.of(ibv_async_event.event_type(event));
+        MemorySegment element = ibv_async_event.element(event);
+        return switch (type.element()) {
+            case QP -> new AsyncEvent(type, (QueuePair) objects.get(ibv_async_event.element.qp(element).address()),
+                    null, null, 0);
+            case CQ -> new AsyncEvent(type, null,
+                    (CompletionQueue) objects.get(ibv_async_event.element.cq(element).address()), null, 0);
+            case SRQ -> new AsyncEvent(type, null, null,
+                    (SharedReceiveQueue) objects.get(ibv_async_event.element.srq(element).address()), 0);
+            case PORT -> new AsyncEvent(type, null, null, null, ibv_async_event.element.port_num(element));
+            case NONE -> new AsyncEvent(type, null, null, null, 0);
+        };
+    }
+
+    void register(MemorySegment nativeObject, Object javaObject) {
+        objects.put(nativeObject.address(), javaObject);
+    }
+
+    void unregister(MemorySegment nativeObject) {
+        objects.remove(nativeObject.address());
+    }
+
     @Override
     protected void destroy() throws RdmaException {
+        Thread t = listener;
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(Duration.ofSeconds(2));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         Verbs.check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
     }
 

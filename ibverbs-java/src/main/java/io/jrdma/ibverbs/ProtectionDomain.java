@@ -80,10 +80,35 @@ public final class ProtectionDomain extends NativeResource {
         }
     }
 
+    /** A shared receive queue of {@code maxWr} requests of up to {@code maxSge} entries ({@code ibv_create_srq}). */
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) throws RdmaException {
+        checkOpen();
+        return SharedReceiveQueue.create(this, maxWr, maxSge);
+    }
+
     /** Starts building a queue pair of {@code type} in this PD. */
     public QueuePair.Builder queuePair(QpType type) {
         checkOpen();
         return new QueuePair.Builder(this, type);
+    }
+
+    /**
+     * An address handle towards {@code remote} for UD sends from local {@code port} ({@code ibv_create_ah}), with a
+     * GRH from local GID {@code gidIndex}, or -1 to route by LID only.
+     */
+    public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex) throws RdmaException {
+        checkOpen();
+        return AddressHandle.create(this, remote, port, gidIndex, 0);
+    }
+
+    /**
+     * An address handle back to the sender of UD receive completion {@code index} ({@code ibv_create_ah_from_wc});
+     * {@code grh} is the start of that receive's buffer, where the device put the Global Route Header.
+     */
+    public AddressHandle createAddressHandle(WorkCompletions wcs, int index, MemorySegment grh, int port)
+            throws RdmaException {
+        checkOpen();
+        return AddressHandle.fromCompletion(this, wcs, index, grh, port);
     }
 
     private static EnumSet<Access> toSet(Access[] access) {

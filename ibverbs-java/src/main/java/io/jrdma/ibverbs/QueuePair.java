@@ -39,6 +39,7 @@ public final class QueuePair extends NativeResource {
     private final QpType type;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
+    private final SharedReceiveQueue srq;
     private final MemorySegment qp;
     private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
@@ -71,6 +72,7 @@ public final class QueuePair extends NativeResource {
         private CompletionQueue recvCq;
         private Capabilities caps = new Capabilities(16, 16, 1, 1, 0);
         private boolean signalAll;
+        private SharedReceiveQueue srq;
 
         Builder(ProtectionDomain pd, QpType type) {
             this.pd = pd;
@@ -89,6 +91,12 @@ public final class QueuePair extends NativeResource {
 
         public Builder receiveQueue(CompletionQueue cq) {
             this.recvCq = cq;
+            return this;
+        }
+
+        /** Receive through {@code srq} instead of a receive queue of its own. */
+        public Builder sharedReceiveQueue(SharedReceiveQueue srq) {
+            this.srq = srq;
             return this;
         }
 
@@ -131,7 +139,11 @@ public final class QueuePair extends NativeResource {
                     throw new IllegalArgumentException(cq + " belongs to another device context than " + pd);
                 }
             }
-            return QueuePair.create(() -> new QueuePair(this), pd, sendCq, recvCq);
+            if (srq != null && srq.protectionDomain() != pd) {
+                throw new IllegalArgumentException(srq + " belongs to another protection domain than " + pd);
+            }
+            return srq == null ? QueuePair.create(() -> new QueuePair(this), pd, sendCq, recvCq)
+                    : QueuePair.create(() -> new QueuePair(this), pd, sendCq, recvCq, srq);
         }
 
         private static int positive(String what, int v) {
@@ -143,8 +155,10 @@ public final class QueuePair extends NativeResource {
     }
 
     private QueuePair(Builder b) throws RdmaException {
-        super(b.pd, b.sendCq, b.recvCq);
+        super(b.srq == null ? new NativeResource[] {b.pd, b.sendCq, b.recvCq}
+                : new NativeResource[] {b.pd, b.sendCq, b.recvCq, b.srq});
         this.pd = b.pd;
+        this.srq = b.srq;
         this.type = b.type;
         this.sendCq = b.sendCq;
         this.recvCq = b.recvCq;
@@ -154,6 +168,9 @@ public final class QueuePair extends NativeResource {
             ibv_qp_init_attr.recv_cq(init, recvCq.segment());
             ibv_qp_init_attr.qp_type(init, type.value());
             ibv_qp_init_attr.sq_sig_all(init, b.signalAll ? 1 : 0);
+            if (srq != null) {
+                ibv_qp_init_attr.srq(init, srq.segment());
+            }
             MemorySegment cap = ibv_qp_init_attr.cap(init);
             ibv_qp_cap.max_send_wr(cap, b.caps.maxSendWr());
             ibv_qp_cap.max_recv_wr(cap, b.caps.maxRecvWr());
@@ -169,6 +186,7 @@ public final class QueuePair extends NativeResource {
         MemorySegment ops = ibv_context.ops(pd.context().segment());
         this.postSendFn = ibv_context_ops.post_send(ops);
         this.postRecvFn = ibv_context_ops.post_recv(ops);
+        pd.context().register(qp, this);
     }
 
     /** The queue pair number peers address. */
@@ -344,27 +362,10 @@ public final class QueuePair extends NativeResource {
      */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
         checkOpen();
-        for (ReceiveWorkRequest wr = head; wr != null; wr = wr.next()) {
-            if (wr.sgeCount() > capabilities.maxRecvSge()) {
-                throw new IllegalArgumentException("receive request has " + wr.sgeCount()
-                        + " scatter/gather entries; this queue pair takes " + capabilities.maxRecvSge());
-            }
+        if (srq != null) {
+            throw new IllegalStateException(this + " receives through " + srq + ": post there");
         }
-        int rc;
-        try {
-            rc = (int) DataPath.POST_RECV.invokeExact(postRecvFn, qp, head.segment(), head.badWrSlot());
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-        if (rc != 0) {
-            long bad = head.badWrSlot().get(ValueLayout.ADDRESS, 0).address();
-            int index = 0;
-            for (ReceiveWorkRequest wr = head; wr != null && wr.segment().address() != bad; wr = wr.next()) {
-                index++;
-            }
-            throw Errno.exception("ibv_post_recv", Math.abs(rc), "request #" + index
-                    + " and those after it were not posted");
-        }
+        head.post(DataPath.POST_RECV, "ibv_post_recv", postRecvFn, qp, capabilities.maxRecvSge());
     }
 
     private void checkSend(SendWorkRequest wr) {
@@ -375,6 +376,15 @@ public final class QueuePair extends NativeResource {
         if (wr.isInline() && wr.totalBytes() > capabilities.maxInlineData()) {
             throw new IllegalArgumentException("inline send of " + wr.totalBytes() + " bytes; this queue pair "
                     + "inlines at most " + capabilities.maxInlineData());
+        }
+        if (type == QpType.UD) {
+            AddressHandle ah = wr.addressHandle();
+            if (ah == null) {
+                throw new IllegalArgumentException("a UD send needs its destination: call datagram(ah, qpn, qkey)");
+            }
+            if (ah.isClosed()) {
+                throw new IllegalStateException(ah + " is closed");
+            }
         }
         SendOpcode op = wr.opcode();
         if (op.isAtomic() && (wr.sgeCount() != 1 || wr.totalBytes() != 8)) {
@@ -416,6 +426,7 @@ public final class QueuePair extends NativeResource {
     @Override
     protected void destroy() throws RdmaException {
         Verbs.check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(qp));
+        pd.context().unregister(qp);
     }
 
     @Override

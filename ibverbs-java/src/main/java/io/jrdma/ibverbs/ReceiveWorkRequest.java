@@ -1,10 +1,12 @@
 package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_recv_wr;
+import io.jrdma.ibverbs.internal.Errno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 
 /**
  * A reusable receive work request ({@code struct ibv_recv_wr} with its scatter/gather list): where an incoming SEND
@@ -78,11 +80,31 @@ public final class ReceiveWorkRequest {
         return sgl.count();
     }
 
-    MemorySegment segment() {
-        return wr;
-    }
-
-    MemorySegment badWrSlot() {
-        return badWr;
+    /**
+     * Posts the chain starting here to {@code target} through the provider function {@code fn}, called by
+     * {@code handle}: checks every request against {@code maxSge} first, then names the first one not posted.
+     */
+    void post(MethodHandle handle, String verb, MemorySegment fn, MemorySegment target, int maxSge)
+            throws RdmaException {
+        for (ReceiveWorkRequest r = this; r != null; r = r.next) {
+            if (r.sgeCount() > maxSge) {
+                throw new IllegalArgumentException("receive request has " + r.sgeCount()
+                        + " scatter/gather entries; the queue takes " + maxSge);
+            }
+        }
+        int rc;
+        try {
+            rc = (int) handle.invokeExact(fn, target, wr, badWr);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        if (rc != 0) {
+            long bad = badWr.get(ValueLayout.ADDRESS, 0).address();
+            int index = 0;
+            for (ReceiveWorkRequest r = this; r != null && r.wr.address() != bad; r = r.next) {
+                index++;
+            }
+            throw Errno.exception(verb, Math.abs(rc), "request #" + index + " and those after it were not posted");
+        }
     }
 }

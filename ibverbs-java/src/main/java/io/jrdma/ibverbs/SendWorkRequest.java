@@ -35,6 +35,9 @@ public final class SendWorkRequest {
     private static final long ATOMIC_COMPARE_ADD = WR + ibv_send_wr.wr.atomic$offset() + ibv_send_wr.wr.atomic.compare_add$offset();
     private static final long ATOMIC_SWAP = WR + ibv_send_wr.wr.atomic$offset() + ibv_send_wr.wr.atomic.swap$offset();
     private static final long ATOMIC_RKEY = WR + ibv_send_wr.wr.atomic$offset() + ibv_send_wr.wr.atomic.rkey$offset();
+    private static final long UD_AH = WR + ibv_send_wr.wr.ud$offset() + ibv_send_wr.wr.ud.ah$offset();
+    private static final long UD_REMOTE_QPN = WR + ibv_send_wr.wr.ud$offset() + ibv_send_wr.wr.ud.remote_qpn$offset();
+    private static final long UD_REMOTE_QKEY = WR + ibv_send_wr.wr.ud$offset() + ibv_send_wr.wr.ud.remote_qkey$offset();
     private static final int SIGNALED = ibverbs_h.IBV_SEND_SIGNALED();
     private static final int SOLICITED = ibverbs_h.IBV_SEND_SOLICITED();
     private static final int INLINE = ibverbs_h.IBV_SEND_INLINE();
@@ -45,6 +48,7 @@ public final class SendWorkRequest {
     private final ScatterGatherList sgl;
     private SendOpcode opcode = SendOpcode.SEND;
     private SendWorkRequest next;
+    private AddressHandle addressHandle;
 
     /** A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable. */
     public SendWorkRequest(int maxSge) {
@@ -66,6 +70,7 @@ public final class SendWorkRequest {
         sgl.clear();
         opcode = SendOpcode.SEND;
         next = null;
+        addressHandle = null;
         return this;
     }
 
@@ -143,6 +148,15 @@ public final class SendWorkRequest {
         return this;
     }
 
+    /** The destination of a UD send: the path, the remote QP number and the Q_Key it expects. */
+    public SendWorkRequest datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        wr.set(ValueLayout.ADDRESS, UD_AH, ah.segment());
+        wr.set(ValueLayout.JAVA_INT, UD_REMOTE_QPN, remoteQpn);
+        wr.set(ValueLayout.JAVA_INT, UD_REMOTE_QKEY, remoteQkey);
+        addressHandle = ah;
+        return this;
+    }
+
     /** Chains {@code next} after this request (one post sends both); {@code null} ends the chain. */
     public SendWorkRequest next(SendWorkRequest next) {
         this.next = next;
@@ -165,6 +179,11 @@ public final class SendWorkRequest {
 
     long totalBytes() {
         return sgl.totalBytes();
+    }
+
+    /** The UD destination, or null. Kept so that a post can refuse a destroyed one. */
+    AddressHandle addressHandle() {
+        return addressHandle;
     }
 
     boolean isInline() {

@@ -135,6 +135,11 @@ public final class WorkCompletions {
         return wcs;
     }
 
+    /** Completion {@code i}'s native struct. */
+    MemorySegment slot(int i) {
+        return wcs.asSlice(at(i), SIZE);
+    }
+
     private long at(int i) {
         return Objects.checkIndex(i, capacity) * SIZE;
     }

@@ -1,0 +1,90 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_ah;
+import io.jrdma.bindings.ibverbs.ibv_ah_attr;
+import io.jrdma.bindings.ibverbs.ibv_global_route;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.Verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * The path to a remote port for unreliable-datagram sends ({@code struct ibv_ah}).
+ *
+ * <pre>{@code
+ * AddressHandle ah = pd.createAddressHandle(peer, 1, gidIndex);       // from the peer's Endpoint
+ * qp.postSend(wr.reset().opcode(SendOpcode.SEND).add(mr, 0, 64).datagram(ah, peer.qpn(), QKEY));
+ * }</pre>
+ */
+public final class AddressHandle extends NativeResource {
+    private static final MethodHandle CREATE_AH = Errno.capturing(
+            ibverbs_h.ibv_create_ah$address(), ibverbs_h.ibv_create_ah$descriptor());
+    private static final MethodHandle CREATE_AH_FROM_WC = Errno.capturing(
+            ibverbs_h.ibv_create_ah_from_wc$address(), ibverbs_h.ibv_create_ah_from_wc$descriptor());
+    /** Bytes of the Global Route Header that lead every UD receive buffer. */
+    public static final int GRH_BYTES = 40;
+
+    private final MemorySegment ah;
+
+    private AddressHandle(ProtectionDomain pd, MemorySegment ah) {
+        super(pd);
+        this.ah = ah.reinterpret(ibv_ah.sizeof());
+    }
+
+    /** {@code ibv_create_ah} towards {@code remote} from local {@code port}, with a GRH from GID {@code gidIndex} (or -1). */
+    static AddressHandle create(ProtectionDomain pd, Endpoint remote, int port, int gidIndex, int serviceLevel)
+            throws RdmaException {
+        if (gidIndex < 0 && remote.lid() == 0) {
+            throw new IllegalArgumentException("the peer has no LID, so it needs a GID path: give a GID index");
+        }
+        return create(() -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment attr = ibv_ah_attr.allocate(arena);
+                ibv_ah_attr.dlid(attr, (short) remote.lid());
+                ibv_ah_attr.sl(attr, (byte) serviceLevel);
+                ibv_ah_attr.port_num(attr, (byte) port);
+                if (gidIndex >= 0) {
+                    ibv_ah_attr.is_global(attr, (byte) 1);
+                    MemorySegment grh = ibv_ah_attr.grh(attr);
+                    MemorySegment.copy(remote.gid(), 0, ibv_global_route.dgid(grh), ValueLayout.JAVA_BYTE, 0, 16);
+                    ibv_global_route.sgid_index(grh, (byte) gidIndex);
+                    ibv_global_route.hop_limit(grh, (byte) 1);
+                }
+                return new AddressHandle(pd, Verbs.pointer("ibv_create_ah", CREATE_AH, pd.segment(), attr));
+            }
+        }, pd);
+    }
+
+    /**
+     * {@code ibv_create_ah_from_wc}: the path back to the sender of receive completion {@code index}, whose buffer
+     * starts with the GRH in {@code grh} (the first {@link #GRH_BYTES} bytes of the receive buffer).
+     */
+    static AddressHandle fromCompletion(ProtectionDomain pd, WorkCompletions wcs, int index, MemorySegment grh, int port)
+            throws RdmaException {
+        if (grh.byteSize() < GRH_BYTES) {
+            throw new IllegalArgumentException("the GRH is " + GRH_BYTES + " bytes, got " + grh.byteSize());
+        }
+        MemorySegment wc = wcs.slot(index);
+        return create(() -> new AddressHandle(pd, Verbs.pointer("ibv_create_ah_from_wc", CREATE_AH_FROM_WC,
+                pd.segment(), wc, grh, (byte) port)), pd);
+    }
+
+    MemorySegment segment() {
+        return ah;
+    }
+
+    @Override
+    protected void destroy() throws RdmaException {
+        Verbs.check("ibv_destroy_ah", ibverbs_h.ibv_destroy_ah(ah));
+    }
+
+    @Override
+    public String toString() {
+        return "AddressHandle[handle " + ibv_ah.handle(ah) + "]";
+    }
+}

@@ -1,0 +1,121 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_context;
+import io.jrdma.bindings.ibverbs.ibv_context_ops;
+import io.jrdma.bindings.ibverbs.ibv_srq;
+import io.jrdma.bindings.ibverbs.ibv_srq_attr;
+import io.jrdma.bindings.ibverbs.ibv_srq_init_attr;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.DataPath;
+import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.Verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * A shared receive queue ({@code struct ibv_srq}): one pool of receive buffers for many queue pairs. When fewer
+ * than its armed limit remain, an {@link AsyncEventType#SRQ_LIMIT_REACHED} event reports it.
+ *
+ * <pre>{@code
+ * SharedReceiveQueue srq = pd.createSharedReceiveQueue(256, 1);
+ * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).sharedReceiveQueue(srq).create();
+ * srq.postReceive(rr.reset().id(1).add(mr, 0, 4096));
+ * srq.armLimit(16);
+ * }</pre>
+ */
+public final class SharedReceiveQueue extends NativeResource {
+    private static final MethodHandle CREATE_SRQ = Errno.capturing(
+            ibverbs_h.ibv_create_srq$address(), ibverbs_h.ibv_create_srq$descriptor());
+
+    private final ProtectionDomain pd;
+    private final MemorySegment srq;
+    private final MemorySegment postSrqRecvFn;
+    private final int maxSge;
+
+    /**
+     * The sizes of a shared receive queue, and its limit (0: not armed).
+     *
+     * @param maxWr  outstanding receive requests
+     * @param maxSge scatter/gather entries per request
+     * @param limit  the armed low-water mark, 0 when not armed
+     */
+    public record Attributes(int maxWr, int maxSge, int limit) {
+    }
+
+    private SharedReceiveQueue(ProtectionDomain pd, int maxWr, int maxSge) throws RdmaException {
+        super(pd);
+        this.pd = pd;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment init = ibv_srq_init_attr.allocate(arena);
+            MemorySegment attr = ibv_srq_init_attr.attr(init);
+            ibv_srq_attr.max_wr(attr, maxWr);
+            ibv_srq_attr.max_sge(attr, maxSge);
+            this.srq = Verbs.pointer("ibv_create_srq", CREATE_SRQ, pd.segment(), init).reinterpret(ibv_srq.sizeof());
+            this.maxSge = ibv_srq_attr.max_sge(attr);
+        }
+        this.postSrqRecvFn = ibv_context_ops.post_srq_recv(ibv_context.ops(pd.context().segment()));
+        pd.context().register(srq, this);
+    }
+
+    static SharedReceiveQueue create(ProtectionDomain pd, int maxWr, int maxSge) throws RdmaException {
+        if (maxWr < 1 || maxSge < 1) {
+            throw new IllegalArgumentException("a shared receive queue needs maxWr and maxSge >= 1, not "
+                    + maxWr + " and " + maxSge);
+        }
+        return create(() -> new SharedReceiveQueue(pd, maxWr, maxSge), pd);
+    }
+
+    /** Posts a chain of receive requests ({@code ibv_post_srq_recv} through the provider). */
+    public void postReceive(ReceiveWorkRequest head) throws RdmaException {
+        checkOpen();
+        head.post(DataPath.POST_SRQ_RECV, "ibv_post_srq_recv", postSrqRecvFn, srq, maxSge);
+    }
+
+    /**
+     * Arms the limit ({@code ibv_modify_srq} with {@code IBV_SRQ_LIMIT}): when fewer than {@code limit} requests
+     * remain, the context reports {@link AsyncEventType#SRQ_LIMIT_REACHED} once; arm again after it.
+     */
+    public void armLimit(int limit) throws RdmaException {
+        checkOpen();
+        if (limit < 1) {
+            throw new IllegalArgumentException("the limit must be at least 1, not " + limit);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_srq_attr.allocate(arena);
+            ibv_srq_attr.srq_limit(attr, limit);
+            Verbs.check("ibv_modify_srq", ibverbs_h.ibv_modify_srq(srq, attr, ibverbs_h.IBV_SRQ_LIMIT()));
+        }
+    }
+
+    /** Its sizes and current limit ({@code ibv_query_srq}). */
+    public Attributes query() throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_srq_attr.allocate(arena);
+            Verbs.check("ibv_query_srq", ibverbs_h.ibv_query_srq(srq, attr));
+            return new Attributes(ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr), ibv_srq_attr.srq_limit(attr));
+        }
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    MemorySegment segment() {
+        return srq;
+    }
+
+    @Override
+    protected void destroy() throws RdmaException {
+        Verbs.check("ibv_destroy_srq", ibverbs_h.ibv_destroy_srq(srq));
+        pd.context().unregister(srq);
+    }
+
+    @Override
+    public String toString() {
+        return "SharedReceiveQueue[handle " + ibv_srq.handle(srq) + "]";
+    }
+}
