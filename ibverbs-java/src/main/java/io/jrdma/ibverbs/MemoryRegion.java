@@ -108,6 +108,12 @@ public final class MemoryRegion extends NativeResource {
         return pd;
     }
 
+    /** The native {@code struct ibv_mr *}. */
+    MemorySegment nativeRegion() {
+        checkOpen();
+        return mr;
+    }
+
     /** The region {@code [offset, offset + length)} of this memory, checked against its bounds. */
     void checkRange(long offset, long length) {
         if (offset < 0 || length < 0 || offset + length > segment.byteSize() || offset + length < 0) {

@@ -86,6 +86,12 @@ public final class ProtectionDomain extends NativeResource {
         return SharedReceiveQueue.create(this, maxWr, maxSge);
     }
 
+    /** Allocates a memory window of {@code type} ({@code ibv_alloc_mw}). */
+    public MemoryWindow allocateMemoryWindow(MemoryWindow.Type type) throws RdmaException {
+        checkOpen();
+        return MemoryWindow.create(this, type);
+    }
+
     /** Starts building a queue pair of {@code type} in this PD. */
     public QueuePair.Builder queuePair(QpType type) {
         checkOpen();

@@ -333,8 +333,10 @@ public final class QueuePair extends NativeResource {
      */
     public void postSend(SendWorkRequest head) throws RdmaException {
         checkOpen();
+        boolean binds = false;
         for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
             checkSend(wr);
+            binds |= wr.opcode() == SendOpcode.BIND_MW;
         }
         int rc;
         try {
@@ -352,6 +354,9 @@ public final class QueuePair extends NativeResource {
             }
             throw Errno.exception("ibv_post_send", Math.abs(rc), wr == null ? "no request was posted"
                     : "request #" + index + " (wr_id " + wr.idValue() + ") and those after it were not posted");
+        }
+        for (SendWorkRequest wr = head; binds && wr != null; wr = wr.next()) {
+            wr.posted();
         }
     }
 
@@ -427,6 +432,11 @@ public final class QueuePair extends NativeResource {
     protected void destroy() throws RdmaException {
         Verbs.check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(qp));
         pd.context().unregister(qp);
+    }
+
+    MemorySegment segment() {
+        checkOpen();
+        return qp;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.jrdma.ibverbs;
 
+import io.jrdma.bindings.ibverbs.ibv_mw_bind_info;
 import io.jrdma.bindings.ibverbs.ibv_send_wr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 
@@ -38,6 +39,14 @@ public final class SendWorkRequest {
     private static final long UD_AH = WR + ibv_send_wr.wr.ud$offset() + ibv_send_wr.wr.ud.ah$offset();
     private static final long UD_REMOTE_QPN = WR + ibv_send_wr.wr.ud$offset() + ibv_send_wr.wr.ud.remote_qpn$offset();
     private static final long UD_REMOTE_QKEY = WR + ibv_send_wr.wr.ud$offset() + ibv_send_wr.wr.ud.remote_qkey$offset();
+    private static final long BIND_MW = ibv_send_wr.bind_mw$offset();
+    private static final long BIND_MW_MW = BIND_MW + ibv_send_wr.bind_mw.mw$offset();
+    private static final long BIND_MW_RKEY = BIND_MW + ibv_send_wr.bind_mw.rkey$offset();
+    private static final long BIND_INFO = BIND_MW + ibv_send_wr.bind_mw.bind_info$offset();
+    private static final long BIND_INFO_MR = BIND_INFO + ibv_mw_bind_info.mr$offset();
+    private static final long BIND_INFO_ADDR = BIND_INFO + ibv_mw_bind_info.addr$offset();
+    private static final long BIND_INFO_LENGTH = BIND_INFO + ibv_mw_bind_info.length$offset();
+    private static final long BIND_INFO_ACCESS = BIND_INFO + ibv_mw_bind_info.mw_access_flags$offset();
     private static final int SIGNALED = ibverbs_h.IBV_SEND_SIGNALED();
     private static final int SOLICITED = ibverbs_h.IBV_SEND_SOLICITED();
     private static final int INLINE = ibverbs_h.IBV_SEND_INLINE();
@@ -49,6 +58,8 @@ public final class SendWorkRequest {
     private SendOpcode opcode = SendOpcode.SEND;
     private SendWorkRequest next;
     private AddressHandle addressHandle;
+    private MemoryWindow window;
+    private int windowRkey;
 
     /** A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable. */
     public SendWorkRequest(int maxSge) {
@@ -71,6 +82,7 @@ public final class SendWorkRequest {
         opcode = SendOpcode.SEND;
         next = null;
         addressHandle = null;
+        window = null;
         return this;
     }
 
@@ -157,6 +169,38 @@ public final class SendWorkRequest {
         return this;
     }
 
+    /**
+     * Makes this a BIND_MW request binding type 2 window {@code mw} to {@code [offset, offset + length)} of
+     * {@code mr} under {@code newRkey} (see {@link MemoryWindow#nextRemoteKey()}), granting {@code access}.
+     */
+    public SendWorkRequest bindWindow(MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length,
+                                      Access... access) {
+        if (mw.type() != MemoryWindow.Type.TYPE_2) {
+            throw new IllegalArgumentException("BIND_MW work requests bind type 2 windows; use MemoryWindow.bind");
+        }
+        if (mr.protectionDomain() != mw.protectionDomain() || !mr.access().contains(Access.MW_BIND)) {
+            throw new IllegalArgumentException("windows bind only to regions of their PD registered with MW_BIND: "
+                    + mr);
+        }
+        mr.checkRange(offset, length);
+        opcode(SendOpcode.BIND_MW);
+        wr.set(ValueLayout.ADDRESS, BIND_MW_MW, mw.segment());
+        wr.set(ValueLayout.JAVA_INT, BIND_MW_RKEY, newRkey);
+        wr.set(ValueLayout.ADDRESS, BIND_INFO_MR, mr.nativeRegion());
+        wr.set(ValueLayout.JAVA_LONG, BIND_INFO_ADDR, mr.address() + offset);
+        wr.set(ValueLayout.JAVA_LONG, BIND_INFO_LENGTH, length);
+        wr.set(ValueLayout.JAVA_INT, BIND_INFO_ACCESS, MemoryWindow.windowAccess(access));
+        window = mw;
+        windowRkey = newRkey;
+        return this;
+    }
+
+    /** Makes this a LOCAL_INV request revoking {@code rkey} (a type 2 window's). */
+    public SendWorkRequest localInvalidate(int rkey) {
+        opcode(SendOpcode.LOCAL_INV);
+        return invalidate(rkey);
+    }
+
     /** Chains {@code next} after this request (one post sends both); {@code null} ends the chain. */
     public SendWorkRequest next(SendWorkRequest next) {
         this.next = next;
@@ -179,6 +223,13 @@ public final class SendWorkRequest {
 
     long totalBytes() {
         return sgl.totalBytes();
+    }
+
+    /** After a successful post: a BIND_MW request moves its window to the new rkey. */
+    void posted() {
+        if (window != null && opcode == SendOpcode.BIND_MW) {
+            window.boundTo(windowRkey);
+        }
     }
 
     /** The UD destination, or null. Kept so that a post can refuse a destroyed one. */

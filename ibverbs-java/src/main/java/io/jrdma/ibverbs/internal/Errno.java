@@ -15,6 +15,8 @@ import java.lang.invoke.VarHandle;
 public final class Errno {
     /** No such device: the same value on every Linux architecture (asm-generic). */
     public static final int ENODEV = 19;
+    /** Operation not supported: the same value on every Linux architecture but alpha, mips, parisc and sparc. */
+    public static final int EOPNOTSUPP = 95;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MemoryLayout STATE = Linker.Option.captureStateLayout();

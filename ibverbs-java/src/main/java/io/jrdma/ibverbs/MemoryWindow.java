@@ -1,0 +1,186 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_context;
+import io.jrdma.bindings.ibverbs.ibv_context_ops;
+import io.jrdma.bindings.ibverbs.ibv_mw;
+import io.jrdma.bindings.ibverbs.ibv_mw_bind;
+import io.jrdma.bindings.ibverbs.ibv_mw_bind_info;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.Verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * A memory window ({@code struct ibv_mw}): narrow, revocable remote access to part of a memory region, under an
+ * rkey of its own. Type 1 windows are bound with {@link #bind}; type 2 windows by a
+ * {@link SendWorkRequest#bindWindow BIND_MW} work request on a queue pair, and revoked by LOCAL_INV or a peer's
+ * SEND_WITH_INV.
+ *
+ * <pre>{@code
+ * MemoryRegion mr = pd.allocate(1 << 20, Access.LOCAL_WRITE, Access.MW_BIND);
+ * MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindow.Type.TYPE_1);
+ * int rkey = mw.bind(qp, mr, 4096, 512, Access.REMOTE_READ);     // the peer may read these 512 bytes only
+ * mw.unbind(qp);                                                  // and now nothing
+ * }</pre>
+ */
+public final class MemoryWindow extends NativeResource {
+    /** The two kinds of memory window ({@code enum ibv_mw_type}). */
+    public enum Type {
+        /** Bound by {@code ibv_bind_mw}; the device chooses the new rkey. */
+        TYPE_1(ibverbs_h.IBV_MW_TYPE_1()),
+        /** Bound by a BIND_MW work request to one queue pair; the application chooses the rkey's low byte. */
+        TYPE_2(ibverbs_h.IBV_MW_TYPE_2());
+
+        private final int value;
+
+        Type(int value) {
+            this.value = value;
+        }
+    }
+
+    private final ProtectionDomain pd;
+    private final Type type;
+    private final MemorySegment mw;
+    private final MemorySegment deallocFn;
+    private volatile int rkey;
+    /** The region of the latest type 1 bind: unbinding rebinds to it with length 0. */
+    private MemoryRegion boundRegion;
+
+    private MemoryWindow(ProtectionDomain pd, Type type, MemorySegment mw) {
+        super(pd);
+        this.pd = pd;
+        this.type = type;
+        this.mw = mw.reinterpret(ibv_mw.sizeof());
+        this.deallocFn = ibv_context_ops.dealloc_mw(ops(pd));
+        this.rkey = ibv_mw.rkey(this.mw);
+    }
+
+    static MemoryWindow create(ProtectionDomain pd, Type type) throws RdmaException {
+        MemorySegment allocFn = ibv_context_ops.alloc_mw(ops(pd));
+        if (allocFn.equals(MemorySegment.NULL)) {
+            throw new RdmaException("ibv_alloc_mw", Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP), pd.context().device().name()
+                    + " has no memory windows");
+        }
+        return create(() -> new MemoryWindow(pd, type, Verbs.pointer("ibv_alloc_mw",
+                Errno.capturing(allocFn, ibv_context_ops.alloc_mw.descriptor()), pd.segment(), type.value)), pd);
+    }
+
+    private static MemorySegment ops(ProtectionDomain pd) {
+        return ibv_context.ops(pd.context().segment());
+    }
+
+    public Type type() {
+        return type;
+    }
+
+    /** The rkey of the latest bind (for type 2: the latest bind posted); it changes with every bind. */
+    public int remoteKey() {
+        checkOpen();
+        return rkey;
+    }
+
+    /**
+     * Binds this type 1 window to {@code [offset, offset + length)} of {@code mr} through {@code qp}
+     * ({@code ibv_bind_mw}), giving peers {@code access} there, and returns the new rkey. The bind is a send-queue
+     * operation: it completes (signaled) on the QP's send completion queue with {@code wr_id} 0.
+     */
+    public int bind(QueuePair qp, MemoryRegion mr, long offset, long length, Access... access) throws RdmaException {
+        if (type != Type.TYPE_1) {
+            throw new IllegalStateException("type 2 windows are bound by a BIND_MW work request");
+        }
+        if (mr.protectionDomain() != pd) {
+            throw new IllegalArgumentException(mr + " is in another protection domain than this window");
+        }
+        if (!mr.access().contains(Access.MW_BIND)) {
+            throw new IllegalArgumentException("windows bind only to regions registered with MW_BIND: " + mr);
+        }
+        mr.checkRange(offset, length);
+        int newRkey = bindType1(qp, mr, mr.address() + offset, length, windowAccess(access));
+        boundRegion = mr;
+        return newRkey;
+    }
+
+    /**
+     * Unbinds this type 1 window: its rkey grants nothing any more. Like {@link #bind}, it completes on the QP's
+     * send completion queue; a window never bound has nothing to unbind.
+     */
+    public void unbind(QueuePair qp) throws RdmaException {
+        if (type != Type.TYPE_1) {
+            throw new IllegalStateException("type 2 windows are invalidated by LOCAL_INV or SEND_WITH_INV");
+        }
+        if (boundRegion != null) {
+            // A zero-length bind unbinds. The region stays named: providers (rxe) dereference it even then.
+            bindType1(qp, boundRegion, boundRegion.address(), 0, 0);
+            boundRegion = null;
+        }
+    }
+
+    private int bindType1(QueuePair qp, MemoryRegion mr, long address, long length, int accessMask)
+            throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment bind = ibv_mw_bind.allocate(arena);
+            ibv_mw_bind.send_flags(bind, ibverbs_h.IBV_SEND_SIGNALED());
+            MemorySegment info = ibv_mw_bind.bind_info(bind);
+            ibv_mw_bind_info.mr(info, mr.nativeRegion());
+            ibv_mw_bind_info.addr(info, address);
+            ibv_mw_bind_info.length(info, length);
+            ibv_mw_bind_info.mw_access_flags(info, accessMask);
+            MemorySegment bindFn = ibv_context_ops.bind_mw(ops(pd));
+            Verbs.check("ibv_bind_mw", ibv_context_ops.bind_mw.invoke(bindFn, qp.segment(), mw, bind));
+            rkey = ibv_mw.rkey(mw);
+            return rkey;
+        }
+    }
+
+    /** The rkey the next type 2 bind should carry: {@code ibv_inc_rkey} of the current one. */
+    public int nextRemoteKey() {
+        int r = rkey;
+        return (r & 0xffffff00) | ((r + 1) & 0xff);
+    }
+
+    /**
+     * A type 2 bind was posted under {@code newRkey}. The provider reads {@code mw->rkey} to name the window in the
+     * next bind or invalidate, and only the application knows the new key, so it is written back here.
+     */
+    void boundTo(int newRkey) {
+        ibv_mw.rkey(mw, newRkey);
+        rkey = newRkey;
+    }
+
+    static int windowAccess(Access... access) {
+        EnumSet<Access> set = EnumSet.noneOf(Access.class);
+        set.addAll(List.of(access));
+        for (Access a : set) {
+            if (a != Access.REMOTE_READ && a != Access.REMOTE_WRITE && a != Access.REMOTE_ATOMIC
+                    && a != Access.ZERO_BASED) {
+                throw new IllegalArgumentException("a window grants remote read, write, atomics (and zero-based), not "
+                        + a);
+            }
+        }
+        return set.stream().mapToInt(Access::mask).reduce(0, (x, y) -> x | y);
+    }
+
+    MemorySegment segment() {
+        return mw;
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    @Override
+    protected void destroy() throws RdmaException {
+        Verbs.check("ibv_dealloc_mw", ibv_context_ops.dealloc_mw.invoke(deallocFn, mw));
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryWindow[" + type + ", rkey 0x" + Integer.toHexString(rkey) + "]";
+    }
+}
