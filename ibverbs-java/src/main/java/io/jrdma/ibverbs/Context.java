@@ -2,6 +2,9 @@ package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_context;
 import io.jrdma.bindings.ibverbs.ibv_device_attr;
+import io.jrdma.bindings.ibverbs.ibv_device_attr_ex;
+import io.jrdma.bindings.ibverbs.ibv_odp_caps;
+import io.jrdma.bindings.ibverbs.ibv_query_device_ex_input;
 import io.jrdma.bindings.ibverbs.ibv_gid_entry;
 import io.jrdma.bindings.ibverbs.ibv_port_attr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
@@ -112,20 +115,66 @@ public final class Context extends NativeResource {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = ibv_device_attr.allocate(arena);
             Verbs.check("ibv_query_device", ibverbs_h.ibv_query_device(ctx, a));
-            return new DeviceAttributes(
-                    ibv_device_attr.fw_ver(a).getString(0),
-                    Long.reverseBytes(ibv_device_attr.node_guid(a)),
-                    Long.reverseBytes(ibv_device_attr.sys_image_guid(a)),
-                    ibv_device_attr.max_mr_size(a), ibv_device_attr.page_size_cap(a),
-                    ibv_device_attr.vendor_id(a), ibv_device_attr.vendor_part_id(a), ibv_device_attr.hw_ver(a),
-                    ibv_device_attr.max_qp(a), ibv_device_attr.max_qp_wr(a), ibv_device_attr.device_cap_flags(a),
-                    ibv_device_attr.max_sge(a), ibv_device_attr.max_sge_rd(a), ibv_device_attr.max_cq(a),
-                    ibv_device_attr.max_cqe(a), ibv_device_attr.max_mr(a), ibv_device_attr.max_pd(a),
-                    ibv_device_attr.max_qp_rd_atom(a), ibv_device_attr.max_qp_init_rd_atom(a),
-                    ibv_device_attr.atomic_cap(a), ibv_device_attr.max_mw(a), ibv_device_attr.max_ah(a),
-                    ibv_device_attr.max_srq(a), ibv_device_attr.max_srq_wr(a), ibv_device_attr.max_srq_sge(a),
-                    Short.toUnsignedInt(ibv_device_attr.max_pkeys(a)),
-                    Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(a)));
+            return deviceAttributes(a);
+        }
+    }
+
+    /**
+     * Queries the extended capabilities, like verbs.h's {@code ibv_query_device_ex}: through the provider's
+     * {@code query_device_ex}, or the classic query with empty extensions when the provider has none.
+     */
+    public DeviceAttributesEx queryDeviceEx() throws RdmaException {
+        checkOpen();
+        MemorySegment op = extendedOp(verbs_context.query_device_ex$offset());
+        if (op.equals(MemorySegment.NULL)) {
+            DeviceAttributes base = queryDevice();
+            return new DeviceAttributesEx(base, 0, 0, 0, 0, 0, 0, 0, 0, base.physPortCount());
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment input = ibv_query_device_ex_input.allocate(arena);
+            MemorySegment a = ibv_device_attr_ex.allocate(arena);
+            Verbs.check("ibv_query_device_ex",
+                    verbs_context.query_device_ex.invoke(op, ctx, input, a, ibv_device_attr_ex.sizeof()));
+            MemorySegment odp = ibv_device_attr_ex.odp_caps(a);
+            MemorySegment perTransport = ibv_odp_caps.per_transport_caps(odp);
+            return new DeviceAttributesEx(deviceAttributes(ibv_device_attr_ex.orig_attr(a)),
+                    ibv_odp_caps.general_caps(odp), ibv_odp_caps.per_transport_caps.rc_odp_caps(perTransport),
+                    ibv_odp_caps.per_transport_caps.uc_odp_caps(perTransport),
+                    ibv_odp_caps.per_transport_caps.ud_odp_caps(perTransport),
+                    ibv_device_attr_ex.completion_timestamp_mask(a), ibv_device_attr_ex.hca_core_clock(a),
+                    ibv_device_attr_ex.device_cap_flags_ex(a), ibv_device_attr_ex.max_dm_size(a),
+                    ibv_device_attr_ex.phys_port_cnt_ex(a));
+        }
+    }
+
+    private static DeviceAttributes deviceAttributes(MemorySegment a) {
+        return new DeviceAttributes(
+                ibv_device_attr.fw_ver(a).getString(0),
+                Long.reverseBytes(ibv_device_attr.node_guid(a)),
+                Long.reverseBytes(ibv_device_attr.sys_image_guid(a)),
+                ibv_device_attr.max_mr_size(a), ibv_device_attr.page_size_cap(a),
+                ibv_device_attr.vendor_id(a), ibv_device_attr.vendor_part_id(a), ibv_device_attr.hw_ver(a),
+                ibv_device_attr.max_qp(a), ibv_device_attr.max_qp_wr(a), ibv_device_attr.device_cap_flags(a),
+                ibv_device_attr.max_sge(a), ibv_device_attr.max_sge_rd(a), ibv_device_attr.max_cq(a),
+                ibv_device_attr.max_cqe(a), ibv_device_attr.max_mr(a), ibv_device_attr.max_pd(a),
+                ibv_device_attr.max_qp_rd_atom(a), ibv_device_attr.max_qp_init_rd_atom(a),
+                ibv_device_attr.atomic_cap(a), ibv_device_attr.max_mw(a), ibv_device_attr.max_ah(a),
+                ibv_device_attr.max_srq(a), ibv_device_attr.max_srq_wr(a), ibv_device_attr.max_srq_sge(a),
+                Short.toUnsignedInt(ibv_device_attr.max_pkeys(a)),
+                Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(a)));
+    }
+
+    /** Entry {@code index} of port {@code port}'s P_Key table ({@code ibv_query_pkey}), host byte order. */
+    public int queryPkey(int port, int index) throws RdmaException {
+        checkOpen();
+        checkPort(port);
+        if (index < 0) {
+            throw new IllegalArgumentException("P_Key index must be >= 0, not " + index);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pkey = arena.allocate(ValueLayout.JAVA_SHORT);
+            Verbs.check("ibv_query_pkey", ibverbs_h.ibv_query_pkey(ctx, (byte) port, index, pkey));
+            return Short.toUnsignedInt(Short.reverseBytes(pkey.get(ValueLayout.JAVA_SHORT, 0)));
         }
     }
 

@@ -59,7 +59,7 @@ public final class ProtectionDomain extends NativeResource {
         if (!owner.scope().equals(segment.scope())) {
             throw new IllegalArgumentException("the segment was not allocated from the given arena");
         }
-        EnumSet<Access> set = toSet(access);
+        EnumSet<Access> set = checkedAccess(access);
         return create(() -> new MemoryRegion(this, segment, owner, set, false), this);
     }
 
@@ -68,8 +68,7 @@ public final class ProtectionDomain extends NativeResource {
         if (size <= 0) {
             throw new IllegalArgumentException("size must be positive, not " + size);
         }
-        EnumSet<Access> set = toSet(access);
-        Access.maskOf(set);
+        EnumSet<Access> set = checkedAccess(access);
         Arena arena = Arena.ofShared();
         try {
             MemorySegment memory = arena.allocate(size, 4096);
@@ -117,9 +116,15 @@ public final class ProtectionDomain extends NativeResource {
         return AddressHandle.fromCompletion(this, wcs, index, grh, port);
     }
 
-    private static EnumSet<Access> toSet(Access[] access) {
+    /** The access set, checked for consistency and, for ON_DEMAND, against the device's capabilities. */
+    private EnumSet<Access> checkedAccess(Access[] access) throws RdmaException {
         EnumSet<Access> set = EnumSet.noneOf(Access.class);
         set.addAll(List.of(access));
+        Access.maskOf(set);
+        if (set.contains(Access.ON_DEMAND) && !context.queryDeviceEx().supportsOnDemandPaging()) {
+            throw new UnsupportedOperationException(context.device().name()
+                    + " cannot do on-demand paging (no IBV_ODP_SUPPORT): register without ON_DEMAND");
+        }
         return set;
     }
 
