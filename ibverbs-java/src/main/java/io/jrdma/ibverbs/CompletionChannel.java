@@ -32,7 +32,6 @@ public final class CompletionChannel extends NativeResource {
             ibverbs_h.ibv_create_comp_channel$address(), ibverbs_h.ibv_create_comp_channel$descriptor());
     private static final MethodHandle GET_CQ_EVENT = Errno.capturing(
             ibverbs_h.ibv_get_cq_event$address(), ibverbs_h.ibv_get_cq_event$descriptor());
-    private static final int EAGAIN = 11;
 
     private final Context context;
     private final MemorySegment channel;
@@ -59,34 +58,18 @@ public final class CompletionChannel extends NativeResource {
      */
     public CompletionQueue await(Duration timeout) throws RdmaException, InterruptedException {
         checkOpen();
-        long deadline = timeout == null ? 0 : System.nanoTime() + timeout.toNanos();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cqOut = arena.allocate(ValueLayout.ADDRESS);
             MemorySegment ctxOut = arena.allocate(ValueLayout.ADDRESS);
             MemorySegment state = Errno.allocateState(arena);
-            while (true) {
-                Duration left = timeout == null ? null : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                if (!Fd.awaitReadable(fd, left)) {
-                    return null;
-                }
-                int rc;
-                try {
-                    rc = (int) GET_CQ_EVENT.invokeExact(state, channel, cqOut, ctxOut);
-                } catch (Throwable t) {
-                    throw new AssertionError(t);
-                }
-                if (rc == 0) {
-                    MemorySegment cq = cqOut.get(ValueLayout.ADDRESS, 0);
-                    ibverbs_h.ibv_ack_cq_events(cq, 1);
-                    CompletionQueue queue = queues.get(cq.address());
-                    if (queue != null) {
-                        return queue;
-                    }
-                } else if (Errno.read(state) != EAGAIN) {
-                    throw Errno.exception("ibv_get_cq_event", Errno.read(state));
-                }
-                // EAGAIN: another thread took the event; wait again.
+            if (!Fd.awaitEvent(fd, timeout, "ibv_get_cq_event", state,
+                    () -> (int) GET_CQ_EVENT.invokeExact(state, channel, cqOut, ctxOut))) {
+                return null;
             }
+            MemorySegment cq = cqOut.get(ValueLayout.ADDRESS, 0);
+            ibverbs_h.ibv_ack_cq_events(cq, 1);
+            // Every CQ of this channel is attached at creation, and detached only after it is destroyed.
+            return queues.get(cq.address());
         }
     }
 

@@ -47,7 +47,6 @@ public final class Context extends NativeResource {
     private static final long VERBS_CONTEXT_OFFSET = verbs_context.context$offset();
     private static final MethodHandle GET_ASYNC_EVENT = Errno.capturing(
             ibverbs_h.ibv_get_async_event$address(), ibverbs_h.ibv_get_async_event$descriptor());
-    private static final int EAGAIN = 11;
     private static final System.Logger LOG = System.getLogger(Context.class.getName());
 
     private final Device device;
@@ -262,31 +261,16 @@ public final class Context extends NativeResource {
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) throws RdmaException, InterruptedException {
         checkOpen();
-        long deadline = timeout == null ? 0 : System.nanoTime() + timeout.toNanos();
-        int fd = ibv_context.async_fd(ctx);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment event = ibv_async_event.allocate(arena);
             MemorySegment state = Errno.allocateState(arena);
-            while (true) {
-                Duration left = timeout == null ? null : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                if (!Fd.awaitReadable(fd, left)) {
-                    return null;
-                }
-                int rc;
-                try {
-                    rc = (int) GET_ASYNC_EVENT.invokeExact(state, ctx, event);
-                } catch (Throwable t) {
-                    throw new AssertionError(t);
-                }
-                if (rc == 0) {
-                    AsyncEvent e = toEvent(event);
-                    ibverbs_h.ibv_ack_async_event(event);
-                    return e;
-                }
-                if (Errno.read(state) != EAGAIN) {
-                    throw Errno.exception("ibv_get_async_event", Errno.read(state));
-                }
+            if (!Fd.awaitEvent(ibv_context.async_fd(ctx), timeout, "ibv_get_async_event", state,
+                    () -> (int) GET_ASYNC_EVENT.invokeExact(state, ctx, event))) {
+                return null;
             }
+            AsyncEvent e = toEvent(event);
+            ibverbs_h.ibv_ack_async_event(event);
+            return e;
         }
     }
 

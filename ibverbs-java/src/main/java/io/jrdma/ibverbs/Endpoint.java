@@ -31,10 +31,7 @@ public record Endpoint(int lid, int qpn, int psn, byte[] gid) {
         if ((qpn & ~0xffffff) != 0 || (psn & ~0xffffff) != 0) {
             throw new IllegalArgumentException("QPN and PSN are 24 bits: qpn " + qpn + ", psn " + psn);
         }
-        if (gid.length != 16) {
-            throw new IllegalArgumentException("a GID has 16 bytes, not " + gid.length);
-        }
-        gid = gid.clone();
+        gid = GidEntry.copyOfGid(gid);
     }
 
     @Override

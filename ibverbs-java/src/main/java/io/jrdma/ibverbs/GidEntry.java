@@ -22,10 +22,15 @@ import java.util.HexFormat;
 public record GidEntry(byte[] gid, int index, int port, GidType type, int netdevIndex) {
 
     public GidEntry {
+        gid = copyOfGid(gid);
+    }
+
+    /** A private copy of a 16-byte GID, checked. */
+    static byte[] copyOfGid(byte[] gid) {
         if (gid.length != 16) {
             throw new IllegalArgumentException("a GID has 16 bytes, not " + gid.length);
         }
-        gid = gid.clone();
+        return gid.clone();
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.jrdma.ibverbs.internal;
 
+import io.jrdma.ibverbs.RdmaException;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -21,6 +23,7 @@ public final class Fd {
             ValueLayout.JAVA_SHORT.withName("revents"));
     private static final short POLLIN = 0x1;
     private static final int EINTR = 4;
+    private static final int EAGAIN = 11;
     private static final int F_GETFL = 3;
     private static final int F_SETFL = 4;
     private static final int O_NONBLOCK = 04000;
@@ -68,6 +71,43 @@ public final class Fd {
             throw e;
         } catch (Throwable t) {
             throw new AssertionError(t);
+        }
+    }
+
+    /** A non-blocking read of one event: 0 when it got one, else non-zero with errno in the capture state. */
+    @FunctionalInterface
+    public interface EventRead {
+        int read() throws Throwable;
+    }
+
+    /**
+     * Waits until {@code fd} is readable and {@code read} gets an event, until {@code timeout} ({@code null}:
+     * forever). A read that finds nothing (EAGAIN: another thread took the event) waits again.
+     *
+     * @return whether an event was read
+     * @throws RdmaException        when the read fails otherwise, as {@code verb}
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    public static boolean awaitEvent(int fd, Duration timeout, String verb, MemorySegment state, EventRead read)
+            throws RdmaException, InterruptedException {
+        long deadline = timeout == null ? 0 : System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Duration left = timeout == null ? null : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            if (!awaitReadable(fd, left)) {
+                return false;
+            }
+            int rc;
+            try {
+                rc = read.read();
+            } catch (Throwable t) {
+                throw new AssertionError(verb, t);
+            }
+            if (rc == 0) {
+                return true;
+            }
+            if (Errno.read(state) != EAGAIN) {
+                throw Errno.exception(verb, Errno.read(state));
+            }
         }
     }
 
