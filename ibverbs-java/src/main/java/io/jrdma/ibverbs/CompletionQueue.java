@@ -3,14 +3,18 @@ package io.jrdma.ibverbs;
 import io.jrdma.bindings.ibverbs.ibv_context;
 import io.jrdma.bindings.ibverbs.ibv_context_ops;
 import io.jrdma.bindings.ibverbs.ibv_cq;
+import io.jrdma.bindings.ibverbs.ibv_cq_init_attr_ex;
+import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.Set;
 
 /**
  * A completion queue ({@code struct ibv_cq}). Polling goes straight to the provider's {@code poll_cq} and
@@ -34,7 +38,9 @@ public final class CompletionQueue extends NativeResource {
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
 
-    private CompletionQueue(Context context, CompletionChannel channel, MemorySegment cq) {
+    private final ExtendedPoll extendedPoll;
+
+    private CompletionQueue(Context context, CompletionChannel channel, MemorySegment cq, Set<WcField> fields) {
         super(channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel});
         this.context = context;
         this.channel = channel;
@@ -42,6 +48,7 @@ public final class CompletionQueue extends NativeResource {
         MemorySegment ops = ibv_context.ops(context.segment());
         this.pollCq = ibv_context_ops.poll_cq(ops);
         this.reqNotifyCq = ibv_context_ops.req_notify_cq(ops);
+        this.extendedPoll = fields == null ? null : new ExtendedPoll(this, cq, fields);
         if (channel != null) {
             channel.attach(this);
         }
@@ -50,6 +57,40 @@ public final class CompletionQueue extends NativeResource {
 
     static CompletionQueue create(Context context, int entries, CompletionChannel channel, int vector)
             throws RdmaException {
+        checkArguments(context, entries, channel, vector);
+        return create(() -> {
+            MemorySegment cq = Verbs.pointer("ibv_create_cq", CREATE_CQ, context.segment(), entries,
+                    MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.segment(), vector);
+            return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null);
+        }, parents(context, channel));
+    }
+
+    /** {@code ibv_create_cq_ex}, through the provider's {@code create_cq_ex} as verbs.h does. */
+    static CompletionQueue createEx(Context context, int entries, CompletionChannel channel, int vector,
+                                    Set<WcField> fields) throws RdmaException {
+        checkArguments(context, entries, channel, vector);
+        MemorySegment op = context.extendedOp(verbs_context.create_cq_ex$offset());
+        if (op.equals(MemorySegment.NULL)) {
+            throw new RdmaException("ibv_create_cq_ex", Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP),
+                    context.device().name() + " has no extended completion queues");
+        }
+        long wcFlags = fields.stream().mapToLong(WcField::mask).reduce(0, (a, b) -> a | b);
+        return create(() -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment attr = ibv_cq_init_attr_ex.allocate(arena);
+                ibv_cq_init_attr_ex.cqe(attr, entries);
+                ibv_cq_init_attr_ex.channel(attr, channel == null ? MemorySegment.NULL : channel.segment());
+                ibv_cq_init_attr_ex.comp_vector(attr, vector);
+                ibv_cq_init_attr_ex.wc_flags(attr, wcFlags);
+                MemorySegment cq = Verbs.pointer("ibv_create_cq_ex",
+                        Errno.capturing(op, verbs_context.create_cq_ex.descriptor()), context.segment(), attr);
+                // An ibv_cq_ex starts with an ibv_cq: ibv_cq_ex_to_cq is a cast.
+                return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), Set.copyOf(fields));
+            }
+        }, parents(context, channel));
+    }
+
+    private static void checkArguments(Context context, int entries, CompletionChannel channel, int vector) {
         if (entries < 1) {
             throw new IllegalArgumentException("a completion queue needs at least 1 entry, not " + entries);
         }
@@ -60,13 +101,10 @@ public final class CompletionQueue extends NativeResource {
         if (vector < 0 || vector >= vectors) {
             throw new IllegalArgumentException("completion vector " + vector + " is not in [0, " + vectors + ")");
         }
-        NativeResource[] parents = channel == null ? new NativeResource[] {context}
-                : new NativeResource[] {context, channel};
-        return create(() -> {
-            MemorySegment cq = Verbs.pointer("ibv_create_cq", CREATE_CQ, context.segment(), entries,
-                    MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.segment(), vector);
-            return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()));
-        }, parents);
+    }
+
+    private static NativeResource[] parents(Context context, CompletionChannel channel) {
+        return channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel};
     }
 
     /**
@@ -121,6 +159,23 @@ public final class CompletionQueue extends NativeResource {
         return ibv_cq.cqe(cq);
     }
 
+    /**
+     * The extended polling cursor ({@code ibv_start_poll} and friends).
+     *
+     * @throws IllegalStateException if this queue was not created by {@link Context#createCompletionQueueEx}
+     */
+    public ExtendedPoll extendedPoll() {
+        checkOpen();
+        if (extendedPoll == null) {
+            throw new IllegalStateException(this + " is not extended: create it with createCompletionQueueEx");
+        }
+        return extendedPoll;
+    }
+
+    void checkUsable() {
+        checkOpen();
+    }
+
     /** The channel it reports to, or {@code null}. */
     public CompletionChannel channel() {
         return channel;
@@ -136,6 +191,9 @@ public final class CompletionQueue extends NativeResource {
 
     @Override
     protected void destroy() throws RdmaException {
+        if (extendedPoll != null && extendedPoll.inPoll()) {
+            throw new IllegalStateException("cannot close " + this + " between start() and end() of its poll");
+        }
         Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
         context.unregister(cq);
         if (channel != null) {

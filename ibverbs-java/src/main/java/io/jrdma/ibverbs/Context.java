@@ -20,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -236,6 +237,18 @@ public final class Context extends NativeResource {
         return CompletionQueue.create(this, entries, channel, vector);
     }
 
+    /**
+     * Creates an extended completion queue ({@code ibv_create_cq_ex}) that reports {@code fields} besides id,
+     * status, opcode and flags; poll it with {@link CompletionQueue#extendedPoll()} (or classically).
+     */
+    public CompletionQueue createCompletionQueueEx(int entries, CompletionChannel channel, int vector,
+                                                   WcField... fields) throws RdmaException {
+        checkOpen();
+        EnumSet<WcField> set = EnumSet.noneOf(WcField.class);
+        set.addAll(List.of(fields));
+        return CompletionQueue.createEx(this, entries, channel, vector, set);
+    }
+
     /** Creates a completion queue with no channel on vector 0. */
     public CompletionQueue createCompletionQueue(int entries) throws RdmaException {
         return createCompletionQueue(entries, null, 0);
@@ -350,7 +363,7 @@ public final class Context extends NativeResource {
      * The {@code verbs_context} function pointer at {@code opOffset}, or NULL when the provider's context is not
      * extended or too old to have it: verbs.h's {@code verbs_get_ctx_op}.
      */
-    private MemorySegment extendedOp(long opOffset) {
+    MemorySegment extendedOp(long opOffset) {
         if (ibv_context.abi_compat(ctx).address() != VERBS_ABI_IS_EXTENDED) {
             return MemorySegment.NULL;
         }

@@ -1,0 +1,275 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_cq_ex;
+import io.jrdma.bindings.ibverbs.ibv_poll_cq_attr;
+import io.jrdma.ibverbs.internal.Errno;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Set;
+
+/**
+ * The extended polling cursor of a completion queue created by {@link Context#createCompletionQueueEx}
+ * ({@code ibv_start_poll}, {@code ibv_next_poll}, {@code ibv_end_poll} and the {@code ibv_wc_read_*} readers):
+ * completions are read in place, one at a time, without copying whole {@code ibv_wc} structs. Allocation-free.
+ *
+ * <pre>{@code
+ * ExtendedPoll poll = cq.extendedPoll();
+ * if (poll.start()) {
+ *     do {
+ *         handle(poll.id(), poll.status(), poll.byteLength());
+ *     } while (poll.next());
+ *     poll.end();
+ * }
+ * }</pre>
+ *
+ * <p>While positioned on a completion the queue is locked for this thread: always {@link #end()} (it is harmless
+ * after {@link #next()} returned false).
+ */
+public final class ExtendedPoll {
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final Linker.Option CRITICAL = Linker.Option.critical(false);
+    private static final MethodHandle START_POLL = LINKER.downcallHandle(ibv_cq_ex.start_poll.descriptor(), CRITICAL);
+    /** {@code uint32_t (*)(struct ibv_cq_ex *)}: every 32-bit reader. */
+    private static final MethodHandle INT_OF_CQ = LINKER.downcallHandle(
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS), CRITICAL);
+    /** {@code uint64_t (*)(struct ibv_cq_ex *)}: the timestamp readers. */
+    private static final MethodHandle LONG_OF_CQ = LINKER.downcallHandle(
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS), CRITICAL);
+    private static final MethodHandle END_POLL = LINKER.downcallHandle(ibv_cq_ex.end_poll.descriptor(), CRITICAL);
+    private static final MethodHandle BYTE_OF_CQ = LINKER.downcallHandle(ibv_cq_ex.read_sl.descriptor(), CRITICAL);
+    private static final MethodHandle SHORT_OF_CQ = LINKER.downcallHandle(ibv_cq_ex.read_slid.descriptor(), CRITICAL);
+    private static final int ENOENT = 2;
+    private static final long STATUS = ibv_cq_ex.status$offset();
+    private static final long WR_ID = ibv_cq_ex.wr_id$offset();
+
+    private final CompletionQueue owner;
+    private final MemorySegment cq;
+    private final Set<WcField> fields;
+    private final MemorySegment attr;
+    private final MemorySegment startPoll;
+    private final MemorySegment endPoll;
+    private final MemorySegment readOpcode;
+    private final MemorySegment readVendorErr;
+    private final MemorySegment readByteLen;
+    private final MemorySegment readImmData;
+    private final MemorySegment readQpNum;
+    private final MemorySegment readSrcQp;
+    private final MemorySegment readWcFlags;
+    private final MemorySegment readSlid;
+    private final MemorySegment readSl;
+    private final MemorySegment readCompletionTs;
+    private final MemorySegment readCompletionWallclockNs;
+
+    private boolean polling;
+
+    ExtendedPoll(CompletionQueue owner, MemorySegment cq, Set<WcField> fields) {
+        this.owner = owner;
+        this.cq = cq.reinterpret(ibv_cq_ex.sizeof());
+        this.fields = fields;
+        this.attr = ibv_poll_cq_attr.allocate(Arena.ofAuto());
+        MemorySegment c = this.cq;
+        this.startPoll = ibv_cq_ex.start_poll(c);
+        this.endPoll = ibv_cq_ex.end_poll(c);
+        this.readOpcode = ibv_cq_ex.read_opcode(c);
+        this.readVendorErr = ibv_cq_ex.read_vendor_err(c);
+        this.readByteLen = ibv_cq_ex.read_byte_len(c);
+        this.readImmData = ibv_cq_ex.read_imm_data(c);
+        this.readQpNum = ibv_cq_ex.read_qp_num(c);
+        this.readSrcQp = ibv_cq_ex.read_src_qp(c);
+        this.readWcFlags = ibv_cq_ex.read_wc_flags(c);
+        this.readSlid = ibv_cq_ex.read_slid(c);
+        this.readSl = ibv_cq_ex.read_sl(c);
+        this.readCompletionTs = ibv_cq_ex.read_completion_ts(c);
+        this.readCompletionWallclockNs = ibv_cq_ex.read_completion_wallclock_ns(c);
+        // Calling a NULL function pointer would crash: check once here what the hot path will call.
+        requireFunction("start_poll", startPoll);
+        requireFunction("end_poll", endPoll);
+        requireFunction("read_opcode", readOpcode);
+        requireFunction("read_vendor_err", readVendorErr);
+        requireFunction("read_wc_flags", readWcFlags);
+        for (WcField f : fields) {
+            MemorySegment reader = switch (f) {
+                case BYTE_LEN -> readByteLen;
+                case IMM -> readImmData;
+                case QP_NUM -> readQpNum;
+                case SRC_QP -> readSrcQp;
+                case SLID -> readSlid;
+                case SL -> readSl;
+                case DLID_PATH_BITS -> ibv_cq_ex.read_dlid_path_bits(c);
+                case COMPLETION_TIMESTAMP -> readCompletionTs;
+                case COMPLETION_TIMESTAMP_WALLCLOCK -> readCompletionWallclockNs;
+            };
+            requireFunction("the reader of " + f, reader);
+        }
+    }
+
+    private static void requireFunction(String what, MemorySegment fn) {
+        if (fn.equals(MemorySegment.NULL)) {
+            throw new UnsupportedOperationException("the provider's extended CQ has no " + what);
+        }
+    }
+
+    /** Whether a {@link #start()} returned true and {@link #end()} has not run yet. */
+    boolean inPoll() {
+        return polling;
+    }
+
+    /** {@code ibv_start_poll}: true and positioned on the first completion, or false when there is none. */
+    public boolean start() throws RdmaException {
+        owner.checkUsable();
+        int rc;
+        try {
+            rc = (int) START_POLL.invokeExact(startPoll, cq, attr);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        polling = advanced("ibv_start_poll", rc);
+        return polling;
+    }
+
+    /**
+     * Moves to the next completion: true and positioned on it, or false when there is none (the batch is then
+     * over; {@link #end()} does nothing more). Done as {@code ibv_end_poll} + {@code ibv_start_poll}, not
+     * {@code ibv_next_poll}: providers disagree on what {@code next_poll} leaves behind when it finds nothing (rxe
+     * releases the queue and moves its consumer index, so the {@code end_poll} verbs.h prescribes after it
+     * skips a slot), while start/end pairs mean the same everywhere.
+     */
+    public boolean next() throws RdmaException {
+        if (!polling) {
+            throw new IllegalStateException("next() without a start() that returned true");
+        }
+        endPoll();
+        return start();
+    }
+
+    /** {@code ibv_end_poll}: releases the queue after a {@link #start()} or {@link #next()} that returned true. */
+    public void end() {
+        if (polling) {
+            endPoll();
+        }
+    }
+
+    private void endPoll() {
+        polling = false;
+        try {
+            END_POLL.invokeExact(endPoll, cq);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    private static boolean advanced(String verb, int rc) throws RdmaException {
+        if (rc == 0) {
+            return true;
+        }
+        if (rc == ENOENT) {
+            return false;
+        }
+        throw Errno.exception(verb, Math.abs(rc));
+    }
+
+    /** The {@code wr_id} of the current completion. */
+    public long id() {
+        return cq.get(ValueLayout.JAVA_LONG, WR_ID);
+    }
+
+    public WcStatus status() {
+        return WcStatus.of(cq.get(ValueLayout.JAVA_INT, STATUS));
+    }
+
+    public WcOpcode opcode() {
+        return WcOpcode.of(callInt(readOpcode));
+    }
+
+    public int vendorError() {
+        return callInt(readVendorErr);
+    }
+
+    /** Needs {@link WcField#BYTE_LEN}. */
+    public int byteLength() {
+        require(WcField.BYTE_LEN);
+        return callInt(readByteLen);
+    }
+
+    /** The immediate data, host byte order. Needs {@link WcField#IMM}. */
+    public int immediate() {
+        require(WcField.IMM);
+        return Integer.reverseBytes(callInt(readImmData));
+    }
+
+    /** Needs {@link WcField#QP_NUM}. */
+    public int qpNumber() {
+        require(WcField.QP_NUM);
+        return callInt(readQpNum);
+    }
+
+    /** Needs {@link WcField#SRC_QP}. */
+    public int sourceQp() {
+        require(WcField.SRC_QP);
+        return callInt(readSrcQp);
+    }
+
+    /** The {@code IBV_WC_*} flags (always available). */
+    public int flags() {
+        return callInt(readWcFlags);
+    }
+
+    /** Needs {@link WcField#SLID}. */
+    public int sourceLid() {
+        require(WcField.SLID);
+        try {
+            return Short.toUnsignedInt((short) SHORT_OF_CQ.invokeExact(readSlid, cq));
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** Needs {@link WcField#SL}. */
+    public int serviceLevel() {
+        require(WcField.SL);
+        try {
+            return Byte.toUnsignedInt((byte) BYTE_OF_CQ.invokeExact(readSl, cq));
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** The device's completion timestamp, in device clock ticks. Needs {@link WcField#COMPLETION_TIMESTAMP}. */
+    public long completionTimestamp() {
+        require(WcField.COMPLETION_TIMESTAMP);
+        return callLong(readCompletionTs);
+    }
+
+    /** The completion time in ns of wall clock. Needs {@link WcField#COMPLETION_TIMESTAMP_WALLCLOCK}. */
+    public long completionWallclockNanos() {
+        require(WcField.COMPLETION_TIMESTAMP_WALLCLOCK);
+        return callLong(readCompletionWallclockNs);
+    }
+
+    private void require(WcField field) {
+        if (!fields.contains(field)) {
+            throw new IllegalStateException("the queue was created without " + field + "; ask for it at creation");
+        }
+    }
+
+    private int callInt(MemorySegment fn) {
+        try {
+            return (int) INT_OF_CQ.invokeExact(fn, cq);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    private long callLong(MemorySegment fn) {
+        try {
+            return (long) LONG_OF_CQ.invokeExact(fn, cq);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+}
