@@ -8,6 +8,8 @@ import io.jrdma.bindings.ibverbs.ibv_qp;
 import io.jrdma.bindings.ibverbs.ibv_qp_attr;
 import io.jrdma.bindings.ibverbs.ibv_qp_cap;
 import io.jrdma.bindings.ibverbs.ibv_qp_init_attr;
+import io.jrdma.bindings.ibverbs.ibv_qp_init_attr_ex;
+import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
@@ -18,6 +20,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -45,6 +50,7 @@ public final class QueuePair extends NativeResource {
     private final MemorySegment postRecvFn;
     private final int qpn;
     private final Capabilities capabilities;
+    private final ExtendedPost extendedPost;
 
     /**
      * The sizes a queue pair was created with (the device may round them up).
@@ -73,6 +79,7 @@ public final class QueuePair extends NativeResource {
         private Capabilities caps = new Capabilities(16, 16, 1, 1, 0);
         private boolean signalAll;
         private SharedReceiveQueue srq;
+        private EnumSet<SendOpcode> extendedOps;
 
         Builder(ProtectionDomain pd, QpType type) {
             this.pd = pd;
@@ -97,6 +104,19 @@ public final class QueuePair extends NativeResource {
         /** Receive through {@code srq} instead of a receive queue of its own. */
         public Builder sharedReceiveQueue(SharedReceiveQueue srq) {
             this.srq = srq;
+            return this;
+        }
+
+        /**
+         * Creates the queue pair through {@code ibv_create_qp_ex} with these operations for the extended send API
+         * ({@link QueuePair#extendedPost()}); classic posting keeps working.
+         */
+        public Builder extendedSendOps(SendOpcode... ops) {
+            if (ops.length == 0) {
+                throw new IllegalArgumentException("name the operations the extended send API will use");
+            }
+            extendedOps = EnumSet.noneOf(SendOpcode.class);
+            extendedOps.addAll(List.of(ops));
             return this;
         }
 
@@ -163,22 +183,40 @@ public final class QueuePair extends NativeResource {
         this.sendCq = b.sendCq;
         this.recvCq = b.recvCq;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment init = ibv_qp_init_attr.allocate(arena);
-            ibv_qp_init_attr.send_cq(init, sendCq.segment());
-            ibv_qp_init_attr.recv_cq(init, recvCq.segment());
-            ibv_qp_init_attr.qp_type(init, type.value());
-            ibv_qp_init_attr.sq_sig_all(init, b.signalAll ? 1 : 0);
-            if (srq != null) {
-                ibv_qp_init_attr.srq(init, srq.segment());
+            MemorySegment cap;
+            if (b.extendedOps == null) {
+                MemorySegment init = ibv_qp_init_attr.allocate(arena);
+                ibv_qp_init_attr.send_cq(init, sendCq.segment());
+                ibv_qp_init_attr.recv_cq(init, recvCq.segment());
+                ibv_qp_init_attr.srq(init, srq == null ? MemorySegment.NULL : srq.segment());
+                ibv_qp_init_attr.qp_type(init, type.value());
+                ibv_qp_init_attr.sq_sig_all(init, b.signalAll ? 1 : 0);
+                cap = writeCaps(ibv_qp_init_attr.cap(init), b.caps);
+                this.qp = Verbs.pointer("ibv_create_qp", CREATE_QP, pd.segment(), init).reinterpret(ibv_qp.sizeof());
+                this.extendedPost = null;
+            } else {
+                MemorySegment init = ibv_qp_init_attr_ex.allocate(arena);
+                ibv_qp_init_attr_ex.send_cq(init, sendCq.segment());
+                ibv_qp_init_attr_ex.recv_cq(init, recvCq.segment());
+                ibv_qp_init_attr_ex.srq(init, srq == null ? MemorySegment.NULL : srq.segment());
+                ibv_qp_init_attr_ex.qp_type(init, type.value());
+                ibv_qp_init_attr_ex.sq_sig_all(init, b.signalAll ? 1 : 0);
+                cap = writeCaps(ibv_qp_init_attr_ex.cap(init), b.caps);
+                ibv_qp_init_attr_ex.comp_mask(init, IBV_QP_INIT_ATTR_PD() | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS());
+                ibv_qp_init_attr_ex.pd(init, pd.segment());
+                ibv_qp_init_attr_ex.send_ops_flags(init,
+                        b.extendedOps.stream().mapToLong(SendOpcode::extendedFlag).reduce(0, (x, y) -> x | y));
+                MemorySegment op = pd.context().extendedOp(verbs_context.create_qp_ex$offset());
+                if (op.equals(MemorySegment.NULL)) {
+                    throw new RdmaException("ibv_create_qp_ex", Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP),
+                            pd.context().device().name() + " has no extended queue pairs");
+                }
+                this.qp = Verbs.pointer("ibv_create_qp_ex",
+                        Errno.capturing(op, verbs_context.create_qp_ex.descriptor()), pd.context().segment(), init)
+                        .reinterpret(ibv_qp.sizeof());
+                this.extendedPost = new ExtendedPost(this, ibverbs_h.ibv_qp_to_qp_ex(qp), Set.copyOf(b.extendedOps));
             }
-            MemorySegment cap = ibv_qp_init_attr.cap(init);
-            ibv_qp_cap.max_send_wr(cap, b.caps.maxSendWr());
-            ibv_qp_cap.max_recv_wr(cap, b.caps.maxRecvWr());
-            ibv_qp_cap.max_send_sge(cap, b.caps.maxSendSge());
-            ibv_qp_cap.max_recv_sge(cap, b.caps.maxRecvSge());
-            ibv_qp_cap.max_inline_data(cap, b.caps.maxInlineData());
-            this.qp = Verbs.pointer("ibv_create_qp", CREATE_QP, pd.segment(), init).reinterpret(ibv_qp.sizeof());
-            // ibv_create_qp writes back the sizes the device really gave.
+            // The create verbs write back the sizes the device really gave.
             this.capabilities = new Capabilities(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_recv_wr(cap),
                     ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap), ibv_qp_cap.max_inline_data(cap));
         }
@@ -187,6 +225,32 @@ public final class QueuePair extends NativeResource {
         this.postSendFn = ibv_context_ops.post_send(ops);
         this.postRecvFn = ibv_context_ops.post_recv(ops);
         pd.context().register(qp, this);
+    }
+
+    private static MemorySegment writeCaps(MemorySegment cap, Capabilities caps) {
+        ibv_qp_cap.max_send_wr(cap, caps.maxSendWr());
+        ibv_qp_cap.max_recv_wr(cap, caps.maxRecvWr());
+        ibv_qp_cap.max_send_sge(cap, caps.maxSendSge());
+        ibv_qp_cap.max_recv_sge(cap, caps.maxRecvSge());
+        ibv_qp_cap.max_inline_data(cap, caps.maxInlineData());
+        return cap;
+    }
+
+    /**
+     * The extended send API ({@code ibv_wr_*}).
+     *
+     * @throws IllegalStateException if the queue pair was not built with {@link Builder#extendedSendOps}
+     */
+    public ExtendedPost extendedPost() {
+        checkOpen();
+        if (extendedPost == null) {
+            throw new IllegalStateException(this + " was built without extendedSendOps");
+        }
+        return extendedPost;
+    }
+
+    void checkUsable() {
+        checkOpen();
     }
 
     /** The queue pair number peers address. */

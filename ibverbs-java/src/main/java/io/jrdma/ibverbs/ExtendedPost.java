@@ -1,0 +1,326 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.bindings.ibverbs.ibv_qp_ex;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.Errno;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Set;
+
+/**
+ * The extended send API of a queue pair built with {@link QueuePair.Builder#extendedSendOps}
+ * ({@code ibv_wr_start}, the {@code ibv_wr_*} builders and {@code ibv_wr_complete}): requests are written straight
+ * into the send queue, no {@code ibv_send_wr} in between. Allocation-free.
+ *
+ * <pre>{@code
+ * ExtendedPost post = qp.extendedPost();
+ * post.start();
+ * post.id(1).signaled(true).rdmaWrite(peerRkey, peerAddress).sge(mr, 0, 4096);
+ * post.id(2).signaled(true).send().sge(mr, 4096, 64);
+ * post.complete();                          // posts both, or none
+ * }</pre>
+ */
+public final class ExtendedPost {
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final Linker.Option CRITICAL = Linker.Option.critical(false);
+    /** {@code void (*)(struct ibv_qp_ex *)}: wr_start, wr_send, wr_abort. */
+    private static final MethodHandle VOID_OF_QP = handle(ibv_qp_ex.wr_start.descriptor());
+    private static final MethodHandle COMPLETE = handle(ibv_qp_ex.wr_complete.descriptor());
+    /** {@code void (*)(struct ibv_qp_ex *, uint32_t rkey, uint64_t remote_addr)}: RDMA write and read. */
+    private static final MethodHandle RDMA = handle(ibv_qp_ex.wr_rdma_write.descriptor());
+    private static final MethodHandle RDMA_IMM = handle(ibv_qp_ex.wr_rdma_write_imm.descriptor());
+    /** {@code void (*)(struct ibv_qp_ex *, uint32_t)}: send with immediate or invalidate, local invalidate. */
+    private static final MethodHandle VOID_OF_QP_INT = handle(ibv_qp_ex.wr_send_imm.descriptor());
+    private static final MethodHandle CMP_SWP = handle(ibv_qp_ex.wr_atomic_cmp_swp.descriptor());
+    private static final MethodHandle FETCH_ADD = handle(ibv_qp_ex.wr_atomic_fetch_add.descriptor());
+    private static final MethodHandle SET_SGE = handle(ibv_qp_ex.wr_set_sge.descriptor());
+    private static final MethodHandle SET_INLINE = handle(ibv_qp_ex.wr_set_inline_data.descriptor());
+    private static final MethodHandle SET_UD_ADDR = handle(ibv_qp_ex.wr_set_ud_addr.descriptor());
+    private static final long WR_ID = ibv_qp_ex.wr_id$offset();
+    private static final long WR_FLAGS = ibv_qp_ex.wr_flags$offset();
+    private static final int SIGNALED = ibverbs_h.IBV_SEND_SIGNALED();
+    private static final int SOLICITED = ibverbs_h.IBV_SEND_SOLICITED();
+    private static final int FENCE = ibverbs_h.IBV_SEND_FENCE();
+    private static final int INLINE = ibverbs_h.IBV_SEND_INLINE();
+
+    private final QueuePair qp;
+    private final MemorySegment qpx;
+    private final Set<SendOpcode> ops;
+    private final MemorySegment start;
+    private final MemorySegment complete;
+    private final MemorySegment abort;
+    private final MemorySegment rdmaWrite;
+    private final MemorySegment rdmaWriteImm;
+    private final MemorySegment rdmaRead;
+    private final MemorySegment send;
+    private final MemorySegment sendImm;
+    private final MemorySegment sendInv;
+    private final MemorySegment localInv;
+    private final MemorySegment cmpSwp;
+    private final MemorySegment fetchAdd;
+    private final MemorySegment setSge;
+    private final MemorySegment setInline;
+    private final MemorySegment setUdAddr;
+    private boolean open;
+
+    ExtendedPost(QueuePair qp, MemorySegment qpx, Set<SendOpcode> ops) {
+        this.qp = qp;
+        this.qpx = qpx.reinterpret(ibv_qp_ex.sizeof());
+        this.ops = ops;
+        MemorySegment x = this.qpx;
+        start = required("wr_start", ibv_qp_ex.wr_start(x));
+        complete = required("wr_complete", ibv_qp_ex.wr_complete(x));
+        abort = required("wr_abort", ibv_qp_ex.wr_abort(x));
+        setSge = required("wr_set_sge", ibv_qp_ex.wr_set_sge(x));
+        setInline = required("wr_set_inline_data", ibv_qp_ex.wr_set_inline_data(x));
+        setUdAddr = qp.type() == QpType.UD ? required("wr_set_ud_addr", ibv_qp_ex.wr_set_ud_addr(x)) : null;
+        rdmaWrite = op(SendOpcode.RDMA_WRITE, "wr_rdma_write", ibv_qp_ex.wr_rdma_write(x));
+        rdmaWriteImm = op(SendOpcode.RDMA_WRITE_WITH_IMM, "wr_rdma_write_imm", ibv_qp_ex.wr_rdma_write_imm(x));
+        rdmaRead = op(SendOpcode.RDMA_READ, "wr_rdma_read", ibv_qp_ex.wr_rdma_read(x));
+        send = op(SendOpcode.SEND, "wr_send", ibv_qp_ex.wr_send(x));
+        sendImm = op(SendOpcode.SEND_WITH_IMM, "wr_send_imm", ibv_qp_ex.wr_send_imm(x));
+        sendInv = op(SendOpcode.SEND_WITH_INV, "wr_send_inv", ibv_qp_ex.wr_send_inv(x));
+        localInv = op(SendOpcode.LOCAL_INV, "wr_local_inv", ibv_qp_ex.wr_local_inv(x));
+        cmpSwp = op(SendOpcode.ATOMIC_CMP_AND_SWP, "wr_atomic_cmp_swp", ibv_qp_ex.wr_atomic_cmp_swp(x));
+        fetchAdd = op(SendOpcode.ATOMIC_FETCH_AND_ADD, "wr_atomic_fetch_add", ibv_qp_ex.wr_atomic_fetch_add(x));
+    }
+
+    private static MethodHandle handle(FunctionDescriptor d) {
+        return LINKER.downcallHandle(d, CRITICAL);
+    }
+
+    /** A NULL provider function would crash when called: refuse it now. */
+    private static MemorySegment required(String name, MemorySegment fn) {
+        if (fn.equals(MemorySegment.NULL)) {
+            throw new UnsupportedOperationException("the provider's extended QP has no " + name);
+        }
+        return fn;
+    }
+
+    private MemorySegment op(SendOpcode op, String name, MemorySegment fn) {
+        return ops.contains(op) ? required(name, fn) : null;
+    }
+
+    /** {@code ibv_wr_start}: begins a batch of requests. */
+    public ExtendedPost start() {
+        qp.checkUsable();
+        if (open) {
+            throw new IllegalStateException("a batch is already started: complete() or abort() it");
+        }
+        call0(VOID_OF_QP, start);
+        open = true;
+        return this;
+    }
+
+    /** The {@code wr_id} of the next request. */
+    public ExtendedPost id(long id) {
+        checkOpenBatch();
+        qpx.set(ValueLayout.JAVA_LONG, WR_ID, id);
+        return this;
+    }
+
+    /** The flags of the next request. */
+    public ExtendedPost signaled(boolean signaled) {
+        return flags(signaled, false, false, false);
+    }
+
+    /** All flags of the next request at once. */
+    public ExtendedPost flags(boolean signaled, boolean solicited, boolean fence, boolean inline) {
+        checkOpenBatch();
+        qpx.set(ValueLayout.JAVA_INT, WR_FLAGS,
+                (signaled ? SIGNALED : 0) | (solicited ? SOLICITED : 0) | (fence ? FENCE : 0) | (inline ? INLINE : 0));
+        return this;
+    }
+
+    public ExtendedPost rdmaWrite(int rkey, long remoteAddress) {
+        return rdma(SendOpcode.RDMA_WRITE, rdmaWrite, rkey, remoteAddress);
+    }
+
+    public ExtendedPost rdmaRead(int rkey, long remoteAddress) {
+        return rdma(SendOpcode.RDMA_READ, rdmaRead, rkey, remoteAddress);
+    }
+
+    /** RDMA WRITE with immediate data (host byte order). */
+    public ExtendedPost rdmaWriteImm(int rkey, long remoteAddress, int immediate) {
+        MemorySegment fn = need(SendOpcode.RDMA_WRITE_WITH_IMM, rdmaWriteImm);
+        try {
+            RDMA_IMM.invokeExact(fn, qpx, rkey, remoteAddress, Integer.reverseBytes(immediate));
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        return this;
+    }
+
+    public ExtendedPost send() {
+        call0(VOID_OF_QP, need(SendOpcode.SEND, send));
+        return this;
+    }
+
+    /** SEND with immediate data (host byte order). */
+    public ExtendedPost sendImm(int immediate) {
+        return withKey(VOID_OF_QP_INT, need(SendOpcode.SEND_WITH_IMM, sendImm), Integer.reverseBytes(immediate));
+    }
+
+    /** SEND that invalidates {@code rkey} at the receiver. */
+    public ExtendedPost sendInvalidate(int rkey) {
+        return withKey(VOID_OF_QP_INT, need(SendOpcode.SEND_WITH_INV, sendInv), rkey);
+    }
+
+    /** LOCAL_INV of {@code rkey}. */
+    public ExtendedPost localInvalidate(int rkey) {
+        return withKey(VOID_OF_QP_INT, need(SendOpcode.LOCAL_INV, localInv), rkey);
+    }
+
+    /** Compare-and-swap on the 8-byte aligned remote word; the old value lands in the request's 8-byte entry. */
+    public ExtendedPost atomicCompareSwap(int rkey, long remoteAddress, long compare, long swap) {
+        MemorySegment fn = need(SendOpcode.ATOMIC_CMP_AND_SWP, cmpSwp);
+        checkAligned(remoteAddress);
+        try {
+            CMP_SWP.invokeExact(fn, qpx, rkey, remoteAddress, compare, swap);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        return this;
+    }
+
+    /** Fetch-and-add on the 8-byte aligned remote word; the old value lands in the request's 8-byte entry. */
+    public ExtendedPost atomicFetchAdd(int rkey, long remoteAddress, long add) {
+        MemorySegment fn = need(SendOpcode.ATOMIC_FETCH_AND_ADD, fetchAdd);
+        checkAligned(remoteAddress);
+        try {
+            FETCH_ADD.invokeExact(fn, qpx, rkey, remoteAddress, add);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        return this;
+    }
+
+    /** The data of the current request: {@code [offset, offset + length)} of {@code mr} (bounds checked). */
+    public ExtendedPost sge(MemoryRegion mr, long offset, int length) {
+        checkOpenBatch();
+        if (length < 0) {
+            throw new IllegalArgumentException("length must be >= 0, not " + length);
+        }
+        mr.checkRange(offset, length);
+        try {
+            SET_SGE.invokeExact(setSge, qpx, mr.localKey(), mr.address() + offset, length);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        return this;
+    }
+
+    /** The data of the current request, copied into the send queue now: up to the QP's max inline data. */
+    public ExtendedPost inline(MemorySegment data) {
+        checkOpenBatch();
+        if (!data.isNative()) {
+            throw new IllegalArgumentException("inline data must be a native segment");
+        }
+        if (data.byteSize() > qp.capabilities().maxInlineData()) {
+            throw new IllegalArgumentException("inline data of " + data.byteSize() + " bytes; this queue pair "
+                    + "inlines at most " + qp.capabilities().maxInlineData());
+        }
+        try {
+            SET_INLINE.invokeExact(setInline, qpx, data, data.byteSize());
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        return this;
+    }
+
+    /** The destination of the current UD request. */
+    public ExtendedPost datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        checkOpenBatch();
+        if (setUdAddr == null) {
+            throw new IllegalStateException("datagram destinations are for UD queue pairs");
+        }
+        if (ah.isClosed()) {
+            throw new IllegalStateException(ah + " is closed");
+        }
+        try {
+            SET_UD_ADDR.invokeExact(setUdAddr, qpx, ah.segment(), remoteQpn, remoteQkey);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        return this;
+    }
+
+    /**
+     * {@code ibv_wr_complete}: posts the batch.
+     *
+     * @throws RdmaException if the provider refused it; then none of the batch was posted
+     */
+    public void complete() throws RdmaException {
+        checkOpenBatch();
+        open = false;
+        int rc;
+        try {
+            rc = (int) COMPLETE.invokeExact(complete, qpx);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        if (rc != 0) {
+            throw Errno.exception("ibv_wr_complete", Math.abs(rc), "no request of the batch was posted");
+        }
+    }
+
+    /** {@code ibv_wr_abort}: drops the batch. */
+    public void abort() {
+        checkOpenBatch();
+        open = false;
+        call0(VOID_OF_QP, abort);
+    }
+
+    private ExtendedPost rdma(SendOpcode op, MemorySegment fn, int rkey, long remoteAddress) {
+        MemorySegment f = need(op, fn);
+        try {
+            RDMA.invokeExact(f, qpx, rkey, remoteAddress);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        return this;
+    }
+
+    private ExtendedPost withKey(MethodHandle h, MemorySegment fn, int value) {
+        try {
+            h.invokeExact(fn, qpx, value);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        return this;
+    }
+
+    private MemorySegment need(SendOpcode op, MemorySegment fn) {
+        checkOpenBatch();
+        if (fn == null) {
+            throw new IllegalStateException(op + " was not among the queue pair's extendedSendOps");
+        }
+        return fn;
+    }
+
+    private void call0(MethodHandle h, MemorySegment fn) {
+        try {
+            h.invokeExact(fn, qpx);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    private void checkOpenBatch() {
+        if (!open) {
+            throw new IllegalStateException("no batch started: call start() first");
+        }
+        qp.checkUsable();
+    }
+
+    private static void checkAligned(long remoteAddress) {
+        if ((remoteAddress & 7) != 0) {
+            throw new IllegalArgumentException("atomics need an 8-byte aligned remote address, not 0x"
+                    + Long.toHexString(remoteAddress));
+        }
+    }
+}
