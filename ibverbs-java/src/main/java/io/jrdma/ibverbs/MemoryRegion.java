@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -30,15 +31,17 @@ public final class MemoryRegion extends NativeResource {
             ibverbs_h.ibv_reg_mr$address(), ibverbs_h.ibv_reg_mr$descriptor());
     private static final MethodHandle REG_MR_IOVA2 = Errno.capturing(
             ibverbs_h.ibv_reg_mr_iova2$address(), ibverbs_h.ibv_reg_mr_iova2$descriptor());
+    private static final MethodHandle REREG_MR = Errno.capturing(
+            ibverbs_h.ibv_rereg_mr$address(), ibverbs_h.ibv_rereg_mr$descriptor());
     private static final System.Logger LOG = System.getLogger(MemoryRegion.class.getName());
 
     private final ProtectionDomain pd;
     private final MemorySegment segment;
     private final Arena ownedArena;
-    private final Set<Access> access;
+    private volatile Set<Access> access;
     private final MemorySegment mr;
-    private final int lkey;
-    private final int rkey;
+    private volatile int lkey;
+    private volatile int rkey;
 
     MemoryRegion(ProtectionDomain pd, MemorySegment segment, Arena arena, EnumSet<Access> access, boolean owned)
             throws RdmaException {
@@ -106,6 +109,41 @@ public final class MemoryRegion extends NativeResource {
     /** The protection domain it belongs to. */
     public ProtectionDomain protectionDomain() {
         return pd;
+    }
+
+    /**
+     * Re-registers the region with new access rights ({@code ibv_rereg_mr} with
+     * {@code IBV_REREG_MR_CHANGE_ACCESS}); its keys may change, so read them again and re-advertise.
+     */
+    public void changeAccess(Access... newAccess) throws RdmaException {
+        checkOpen();
+        EnumSet<Access> set = EnumSet.noneOf(Access.class);
+        set.addAll(List.of(newAccess));
+        int mask = Access.maskOf(set);
+        if (set.stream().anyMatch(Access::optional)) {
+            throw new IllegalArgumentException("optional access flags cannot be changed by re-registration: " + set);
+        }
+        synchronized (this) {
+            checkOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment state = Errno.allocateState(arena);
+                int rc;
+                try {
+                    rc = (int) REREG_MR.invokeExact(state, mr, ibverbs_h.IBV_REREG_MR_CHANGE_ACCESS(),
+                            MemorySegment.NULL, MemorySegment.NULL, 0L, mask);
+                } catch (Throwable t) {
+                    throw new AssertionError(t);
+                }
+                if (rc != 0) {
+                    // A negative IBV_REREG_MR_ERR_* code; errno says why. The region keeps its old registration
+                    // unless the command itself failed (IBV_REREG_MR_ERR_CMD*), which errno then reports too.
+                    throw Errno.exception("ibv_rereg_mr", Errno.read(state), "re-registering " + this + " with " + set);
+                }
+            }
+            access = Collections.unmodifiableSet(set);
+            lkey = ibv_mr.lkey(mr);
+            rkey = ibv_mr.rkey(mr);
+        }
     }
 
     /** The native {@code struct ibv_mr *}. */

@@ -3,6 +3,7 @@ package io.jrdma.ibverbs;
 import io.jrdma.bindings.ibverbs.ibv_pd;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.HugePages;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
 
@@ -11,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A protection domain ({@code struct ibv_pd}): memory regions and queue pairs of one PD can work together.
@@ -68,15 +70,7 @@ public final class ProtectionDomain extends NativeResource {
         if (size <= 0) {
             throw new IllegalArgumentException("size must be positive, not " + size);
         }
-        EnumSet<Access> set = checkedAccess(access);
-        Arena arena = Arena.ofShared();
-        try {
-            MemorySegment memory = arena.allocate(size, 4096);
-            return create(() -> new MemoryRegion(this, memory, arena, set, true), this);
-        } catch (RuntimeException | RdmaException e) {
-            arena.close();
-            throw e;
-        }
+        return allocateOwned(checkedAccess(access), arena -> arena.allocate(size, 4096));
     }
 
     /** A shared receive queue of {@code maxWr} requests of up to {@code maxSge} entries ({@code ibv_create_srq}). */
@@ -89,6 +83,32 @@ public final class ProtectionDomain extends NativeResource {
     public MemoryWindow allocateMemoryWindow(MemoryWindow.Type type) throws RdmaException {
         checkOpen();
         return MemoryWindow.create(this, type);
+    }
+
+    /**
+     * Maps {@code size} bytes of huge pages (a multiple of the huge page size) and registers them; closing the
+     * region unmaps them.
+     *
+     * @throws UnsupportedOperationException when the kernel has no free huge pages
+     */
+    public MemoryRegion allocateHugePages(long size, Access... access) throws RdmaException {
+        if (size <= 0) {
+            throw new IllegalArgumentException("size must be positive, not " + size);
+        }
+        return allocateOwned(checkedAccess(access), arena -> HugePages.map(size, arena));
+    }
+
+    /** Registers memory that {@code allocator} takes from a new arena which the region owns and closes. */
+    private MemoryRegion allocateOwned(EnumSet<Access> access, Function<Arena, MemorySegment> allocator)
+            throws RdmaException {
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment memory = allocator.apply(arena);
+            return create(() -> new MemoryRegion(this, memory, arena, access, true), this);
+        } catch (RuntimeException | RdmaException e) {
+            arena.close();
+            throw e;
+        }
     }
 
     /** Starts building a queue pair of {@code type} in this PD. */

@@ -13,6 +13,7 @@ import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeEnum;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
 
@@ -159,6 +160,11 @@ public final class QueuePair extends NativeResource {
                     throw new IllegalArgumentException(cq + " belongs to another device context than " + pd);
                 }
             }
+            if (type == QpType.XRC_SEND || type == QpType.XRC_RECV) {
+                boolean xrc = (pd.context().queryDevice().deviceCapFlags() & IBV_DEVICE_XRC()) != 0;
+                throw new UnsupportedOperationException(pd.context().device().name()
+                        + (xrc ? " supports XRC, but jrdma has no XRC domains yet" : " has no XRC (IBV_DEVICE_XRC)"));
+            }
             if (srq != null && srq.protectionDomain() != pd) {
                 throw new IllegalArgumentException(srq + " belongs to another protection domain than " + pd);
             }
@@ -272,12 +278,32 @@ public final class QueuePair extends NativeResource {
 
     /** The current state, asked of the device ({@code ibv_query_qp}). */
     public QpState state() throws RdmaException {
+        return query().state();
+    }
+
+    /** All attributes, asked of the device ({@code ibv_query_qp}). */
+    public QpAttributes query() throws RdmaException {
         checkOpen();
+        int mask = IBV_QP_STATE() | IBV_QP_PATH_MTU() | IBV_QP_QKEY() | IBV_QP_RQ_PSN() | IBV_QP_SQ_PSN()
+                | IBV_QP_DEST_QPN() | IBV_QP_ACCESS_FLAGS() | IBV_QP_MAX_QP_RD_ATOMIC() | IBV_QP_MAX_DEST_RD_ATOMIC()
+                | IBV_QP_MIN_RNR_TIMER() | IBV_QP_PORT() | IBV_QP_TIMEOUT() | IBV_QP_RETRY_CNT() | IBV_QP_RNR_RETRY()
+                | IBV_QP_CAP();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = ibv_qp_attr.allocate(arena);
+            MemorySegment a = ibv_qp_attr.allocate(arena);
             MemorySegment init = ibv_qp_init_attr.allocate(arena);
-            Verbs.check("ibv_query_qp", ibverbs_h.ibv_query_qp(qp, attr, IBV_QP_STATE(), init));
-            return QpState.of(ibv_qp_attr.qp_state(attr));
+            Verbs.check("ibv_query_qp", ibverbs_h.ibv_query_qp(qp, a, mask, init));
+            MemorySegment cap = ibv_qp_attr.cap(a);
+            return new QpAttributes(QpState.of(ibv_qp_attr.qp_state(a)),
+                    NativeEnum.of(Mtu.values(), ibv_qp_attr.path_mtu(a), null),
+                    ibv_qp_attr.qkey(a), ibv_qp_attr.rq_psn(a), ibv_qp_attr.sq_psn(a), ibv_qp_attr.dest_qp_num(a),
+                    ibv_qp_attr.qp_access_flags(a), Byte.toUnsignedInt(ibv_qp_attr.max_rd_atomic(a)),
+                    Byte.toUnsignedInt(ibv_qp_attr.max_dest_rd_atomic(a)),
+                    Byte.toUnsignedInt(ibv_qp_attr.min_rnr_timer(a)), Byte.toUnsignedInt(ibv_qp_attr.port_num(a)),
+                    Byte.toUnsignedInt(ibv_qp_attr.timeout(a)), Byte.toUnsignedInt(ibv_qp_attr.retry_cnt(a)),
+                    Byte.toUnsignedInt(ibv_qp_attr.rnr_retry(a)),
+                    new Capabilities(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_recv_wr(cap),
+                            ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
+                            ibv_qp_cap.max_inline_data(cap)));
         }
     }
 

@@ -56,6 +56,14 @@ class AllocationFreeDataPathDeviceTest {
                 allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
             }
             assertEquals(0, allocated, "bytes allocated by 2000 write+send+receive rounds, after warm-up");
+
+            // Steady state: 34,000 rounds of 3 posts (102,000 operations) and their polls.
+            long before = THREADS.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 34_000; i++) {
+                loop.run();
+            }
+            assertEquals(0, THREADS.getCurrentThreadAllocatedBytes() - before,
+                    "bytes allocated by 102,000 posted operations and their polls");
         }
     }
 

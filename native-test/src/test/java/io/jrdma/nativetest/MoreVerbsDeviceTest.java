@@ -1,0 +1,115 @@
+package io.jrdma.nativetest;
+
+import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpAttributes;
+import io.jrdma.ibverbs.QpState;
+import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.SendOpcode;
+import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.WcStatus;
+import io.jrdma.junit.RdmaDeviceTest;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static io.jrdma.nativetest.DeviceSupport.awaitCompletion;
+import static io.jrdma.nativetest.RcDataPathDeviceTest.expect;
+import static io.jrdma.nativetest.RcDataPathDeviceTest.fill;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Queue pair queries, re-registration, huge pages, and what the device cannot do said clearly. */
+@RdmaDeviceTest
+class MoreVerbsDeviceTest {
+
+    @Test
+    void queryReportsWhatConnectSet(Context ctx) throws Exception {
+        try (RcPair p = new RcPair(ctx, QpType.RC)) {
+            QpAttributes a = p.a.query();
+            assertEquals(QpState.RTS, a.state());
+            assertEquals(p.b.qpNumber(), a.destQpNumber());
+            assertEquals(0x200, a.sendPsn());
+            assertEquals(0x100, a.receivePsn());
+            assertEquals(ctx.queryPort(1).activeMtu(), a.pathMtu());
+            assertEquals(1, a.port());
+            assertEquals(4, a.maxReadAtomic());
+            assertEquals(7, a.retryCount());
+            assertTrue(a.capabilities().maxSendWr() >= 32, a.toString());
+            p.a.reset();
+            assertEquals(QpState.RESET, p.a.query().state());
+        }
+    }
+
+    @Test
+    void reRegistrationChangesTheRightsPeersHave(Context ctx) throws Exception {
+        try (RcPair p = new RcPair(ctx, QpType.RC);
+             MemoryRegion target = p.pd.allocate(4096, Access.LOCAL_WRITE)) {
+            SendWorkRequest write = new SendWorkRequest(1);
+            p.a.postSend(write.reset().id(1).opcode(SendOpcode.RDMA_WRITE).signaled(true).add(p.mrA, 0, 64)
+                    .rdma(target.address(), target.remoteKey()));
+            assertEquals(WcStatus.REM_ACCESS_ERR, awaitCompletion(p.cqA).status(0), "no remote write granted");
+            p.a.reset();
+            p.b.reset();
+            p.connect();
+            try {
+                target.changeAccess(Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+            } catch (RdmaException e) {
+                assertEquals("EOPNOTSUPP", e.errnoName(), "only an unsupported rereg may fail: " + e.getMessage());
+                return;
+            }
+            assertTrue(target.access().contains(Access.REMOTE_WRITE));
+            fill(p.mrA.segment(), 0, 64, 4);
+            p.a.postSend(write.reset().id(2).opcode(SendOpcode.RDMA_WRITE).signaled(true).add(p.mrA, 0, 64)
+                    .rdma(target.address(), target.remoteKey()));
+            assertEquals(WcStatus.SUCCESS, awaitCompletion(p.cqA).status(0));
+            expect(target.segment(), 0, 0, 64, 4);
+        }
+    }
+
+    @Test
+    void hugePagesRegisterWhenTheKernelHasThem(Context ctx) throws Exception {
+        Path nr = Path.of("/proc/sys/vm/nr_hugepages");
+        if (Files.readString(nr).trim().equals("0") && Files.isWritable(nr)) {
+            Files.writeString(nr, "4");
+        }
+        boolean available = !Files.readString(nr).trim().equals("0");
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+            if (available) {
+                try (MemoryRegion mr = pd.allocateHugePages(2 << 20, Access.LOCAL_WRITE)) {
+                    assertEquals(2 << 20, mr.length());
+                    assertEquals(0, mr.address() % (2 << 20), "huge-page aligned");
+                    mr.segment().set(ValueLayout.JAVA_LONG, (2 << 20) - 8, 42L);
+                }
+            } else {
+                UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                        () -> pd.allocateHugePages(2 << 20, Access.LOCAL_WRITE));
+                assertTrue(e.getMessage().contains("nr_hugepages"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void xrcAndRawPacketAreRefusedClearlyWhereTheDeviceCannot(Context ctx) throws Exception {
+        boolean xrc = (ctx.queryDevice().deviceCapFlags() & ibverbs_h.IBV_DEVICE_XRC()) != 0;
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+             var cq = ctx.createCompletionQueue(4)) {
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                    () -> pd.queuePair(QpType.XRC_SEND).completionQueue(cq).create());
+            assertTrue(e.getMessage().contains(xrc ? "no XRC domains yet" : "has no XRC"), e.getMessage());
+            // Raw packet QPs need a NIC (and CAP_NET_RAW) that has them; elsewhere the verb says no, clearly.
+            try (var raw = pd.queuePair(QpType.RAW_PACKET).completionQueue(cq).create()) {
+                assertEquals(QpType.RAW_PACKET, raw.type());
+            } catch (RdmaException refused) {
+                assertEquals("ibv_create_qp", refused.verb());
+            }
+        }
+    }
+}

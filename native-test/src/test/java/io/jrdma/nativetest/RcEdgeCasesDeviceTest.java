@@ -1,0 +1,112 @@
+package io.jrdma.nativetest;
+
+import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.QpState;
+import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.ReceiveWorkRequest;
+import io.jrdma.ibverbs.SendOpcode;
+import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.WcStatus;
+import io.jrdma.ibverbs.WorkCompletions;
+import io.jrdma.junit.RdmaDeviceTest;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static io.jrdma.nativetest.DeviceSupport.awaitCompletion;
+import static io.jrdma.nativetest.RcDataPathDeviceTest.fill;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** RC corner cases: gather/scatter of strided blocks, zero-length messages, RNR, a wrong rkey writing nothing. */
+@RdmaDeviceTest
+class RcEdgeCasesDeviceTest {
+
+    @Test
+    void gatherWriteAndScatterReadOfStridedBlocksMoveEveryByte(Context ctx) throws Exception {
+        int block = 256;
+        int count = 4;
+        int stride = 1000;
+        try (RcPair p = new RcPair(ctx, QpType.RC)) {
+            fill(p.mrA.segment(), 0, count * stride, 11);
+            SendWorkRequest gather = new SendWorkRequest(count).id(1).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+                    .rdma(p.mrB.address(), p.mrB.remoteKey());
+            for (int i = 0; i < count; i++) {
+                gather.add(p.mrA, (long) i * stride, block);
+            }
+            p.a.postSend(gather);
+            assertEquals(WcStatus.SUCCESS, awaitCompletion(p.cqA).status(0));
+            for (int i = 0; i < count; i++) {
+                assertBlock(p.mrB.segment(), (long) i * block, p.mrA.segment(), (long) i * stride, block);
+            }
+
+            // Read the contiguous remote copy back, scattered to strided blocks at 20000.
+            SendWorkRequest scatter = new SendWorkRequest(count).id(2).opcode(SendOpcode.RDMA_READ).signaled(true)
+                    .rdma(p.mrB.address(), p.mrB.remoteKey());
+            for (int i = 0; i < count; i++) {
+                scatter.add(p.mrA, 20_000L + (long) i * stride, block);
+            }
+            p.a.postSend(scatter);
+            assertEquals(WcStatus.SUCCESS, awaitCompletion(p.cqA).status(0));
+            for (int i = 0; i < count; i++) {
+                assertBlock(p.mrA.segment(), 20_000L + (long) i * stride, p.mrA.segment(), (long) i * stride, block);
+            }
+        }
+    }
+
+    @Test
+    void zeroLengthSendAndWriteComplete(Context ctx) throws Exception {
+        try (RcPair p = new RcPair(ctx, QpType.RC)) {
+            p.b.postReceive(new ReceiveWorkRequest(1).id(5).add(p.mrB, 0, 64));
+            p.a.postSend(new SendWorkRequest(1).id(6).opcode(SendOpcode.SEND_WITH_IMM).immediate(9).signaled(true));
+            assertEquals(WcStatus.SUCCESS, awaitCompletion(p.cqA).status(0));
+            WorkCompletions got = awaitCompletion(p.cqB);
+            assertEquals(0, got.byteLength(0));
+            assertEquals(9, got.immediate(0));
+            p.a.postSend(new SendWorkRequest(1).id(7).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+                    .rdma(p.mrB.address(), p.mrB.remoteKey()));
+            assertEquals(WcStatus.SUCCESS, awaitCompletion(p.cqA).status(0));
+        }
+    }
+
+    @Test
+    void aSendWithNoReceivePostedExhaustsItsRnrRetries(Context ctx) throws Exception {
+        try (RcPair p = new RcPair(ctx, QpType.RC)) {
+            p.a.reset();
+            p.b.reset();
+            p.options.rnrRetry(1).minRnrTimer(1);
+            try {
+                p.connect();
+                p.a.postSend(new SendWorkRequest(1).id(8).opcode(SendOpcode.SEND).signaled(true)
+                        .add(p.mrA, 0, 16));
+                WorkCompletions wc = awaitCompletion(p.cqA);
+                assertEquals(WcStatus.RNR_RETRY_EXC_ERR, wc.status(0), wc.status(0).description());
+                assertEquals(QpState.ERR, p.a.state());
+            } finally {
+                p.options.rnrRetry(7).minRnrTimer(12);
+            }
+        }
+    }
+
+    @Test
+    void aWrongRkeyWritesNoByte(Context ctx) throws Exception {
+        try (RcPair p = new RcPair(ctx, QpType.RC)) {
+            fill(p.mrA.segment(), 0, 512, 1);
+            p.mrB.segment().fill((byte) 0x5a);
+            p.a.postSend(new SendWorkRequest(1).id(9).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+                    .add(p.mrA, 0, 512).rdma(p.mrB.address(), p.mrB.remoteKey() ^ 0x100));
+            WorkCompletions wc = awaitCompletion(p.cqA);
+            assertEquals(WcStatus.REM_ACCESS_ERR, wc.status(0));
+            for (long i = 0; i < p.mrB.length(); i++) {
+                if (p.mrB.segment().get(ValueLayout.JAVA_BYTE, i) != 0x5a) {
+                    throw new AssertionError("byte " + i + " of the target was written");
+                }
+            }
+        }
+    }
+
+    private static void assertBlock(MemorySegment got, long at, MemorySegment want, long from, int length) {
+        long mismatch = got.asSlice(at, length).mismatch(want.asSlice(from, length));
+        assertEquals(-1, mismatch, "block at " + at + " differs at byte " + mismatch);
+    }
+}
