@@ -45,8 +45,7 @@ class CompletionQueueDeviceTest {
              CompletionQueue rcq = ctx.createCompletionQueue(16, channel, 0);
              QueuePair receiver = p.pd.queuePair(QpType.RC).sendQueue(p.cqB).receiveQueue(rcq).create();
              QueuePair sender = p.pd.queuePair(QpType.RC).completionQueue(p.cqA).create()) {
-            receiver.connect(sender.endpoint(1, p.gidIndex, 5), 6, p.options);
-            sender.connect(receiver.endpoint(1, p.gidIndex, 6), 5, p.options);
+            p.connect(receiver, sender);
             ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
             for (int i = 0; i < 2; i++) {
                 receiver.postReceive(rr.reset().id(i).add(p.mrB, i * 64L, 64));

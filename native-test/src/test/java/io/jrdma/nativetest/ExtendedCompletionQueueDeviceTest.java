@@ -35,8 +35,7 @@ class ExtendedCompletionQueueDeviceTest {
                      WcField.QP_NUM);
              QueuePair receiver = p.pd.queuePair(QpType.RC).sendQueue(p.cqB).receiveQueue(cq).create();
              QueuePair sender = p.pd.queuePair(QpType.RC).completionQueue(p.cqA).create()) {
-            receiver.connect(sender.endpoint(1, p.gidIndex, 7), 8, p.options);
-            sender.connect(receiver.endpoint(1, p.gidIndex, 8), 7, p.options);
+            p.connect(receiver, sender);
             ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
             for (int i = 0; i < 3; i++) {
                 receiver.postReceive(rr.reset().id(10 + i).add(p.mrB, i * 1024L, 1024));

@@ -34,8 +34,7 @@ class ExtendedPostDeviceTest {
                              SendOpcode.ATOMIC_FETCH_AND_ADD).create();
              QueuePair peer = p.pd.queuePair(QpType.RC).completionQueue(p.cqB).create();
              Arena arena = Arena.ofConfined()) {
-            qp.connect(peer.endpoint(1, p.gidIndex, 3), 4, p.options);
-            peer.connect(qp.endpoint(1, p.gidIndex, 4), 3, p.options);
+            p.connect(qp, peer);
             fill(p.mrA.segment(), 0, 2000, 5);
             p.mrB.segment().set(ValueLayout.JAVA_LONG, 8192, 40L);
             peer.postReceive(new ReceiveWorkRequest(1).id(99).add(p.mrB, 4096, 64));

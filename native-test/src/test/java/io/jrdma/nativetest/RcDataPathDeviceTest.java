@@ -192,8 +192,7 @@ class RcDataPathDeviceTest {
             assertNull(channel.await(Duration.ofMillis(200)), "no completion yet");
             try (var qp = p.pd.queuePair(QpType.RC).completionQueue(cq).create();
                  var peer = p.pd.queuePair(QpType.RC).completionQueue(cq).create()) {
-                qp.connect(peer.endpoint(1, p.gidIndex, 1), 2, p.options);
-                peer.connect(qp.endpoint(1, p.gidIndex, 2), 1, p.options);
+                p.connect(qp, peer);
                 qp.postSend(new SendWorkRequest(1).id(77).opcode(SendOpcode.RDMA_WRITE).signaled(true)
                         .add(p.mrA, 0, 8).rdma(p.mrB.address(), p.mrB.remoteKey()));
                 CompletionQueue[] woke = new CompletionQueue[1];

@@ -46,8 +46,13 @@ final class RcPair implements AutoCloseable {
 
     /** RESET → RTS on both sides, each to the other. */
     void connect() throws IOException {
-        a.connect(b.endpoint(1, gidIndex, 0x100), 0x200, options);
-        b.connect(a.endpoint(1, gidIndex, 0x200), 0x100, options);
+        connect(a, b);
+    }
+
+    /** Connects {@code x} and {@code y} (queue pairs of this PD) to each other, as two hosts would. */
+    void connect(QueuePair x, QueuePair y) throws IOException {
+        x.connect(y.endpoint(1, gidIndex, 0x100), 0x200, options);
+        y.connect(x.endpoint(1, gidIndex, 0x200), 0x100, options);
     }
 
     @Override

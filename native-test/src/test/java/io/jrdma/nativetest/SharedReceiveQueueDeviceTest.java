@@ -40,10 +40,8 @@ class SharedReceiveQueueDeviceTest {
              QueuePair c1 = p.pd.queuePair(QpType.RC).completionQueue(p.cqA).create();
              QueuePair c2 = p.pd.queuePair(QpType.RC).completionQueue(p.cqA).create()) {
             assertTrue(srq.query().maxWr() >= 16, "at least the asked depth");
-            s1.connect(c1.endpoint(1, p.gidIndex, 10), 20, p.options);
-            c1.connect(s1.endpoint(1, p.gidIndex, 20), 10, p.options);
-            s2.connect(c2.endpoint(1, p.gidIndex, 30), 40, p.options);
-            c2.connect(s2.endpoint(1, p.gidIndex, 40), 30, p.options);
+            p.connect(s1, c1);
+            p.connect(s2, c2);
             assertThrows(IllegalStateException.class, () -> s1.postReceive(new ReceiveWorkRequest(1)),
                     "receives go to the SRQ");
 
