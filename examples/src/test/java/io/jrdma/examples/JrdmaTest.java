@@ -32,6 +32,24 @@ class JrdmaTest {
     }
 
     @Test
+    void gidsPrintLikeIbvDevinfo() {
+        byte[] v4 = new byte[16];
+        v4[10] = (byte) 0xff;
+        v4[11] = (byte) 0xff;
+        v4[12] = 10;
+        v4[15] = 15;
+        assertEquals("::ffff:10.0.0.15", DevicesCommand.format(v4));
+        byte[] linkLocal = new byte[16];
+        linkLocal[0] = (byte) 0xfe;
+        linkLocal[1] = (byte) 0x80;
+        linkLocal[8] = 0x50;
+        linkLocal[9] = 0x54;
+        linkLocal[15] = 0x56;
+        assertEquals("fe80::5054:0:0:56", DevicesCommand.format(linkLocal));
+        assertEquals("::", DevicesCommand.format(new byte[16]));
+    }
+
+    @Test
     void helpListsTheCommands() {
         assertEquals(0, run("--help"));
         assertTrue(out.toString().contains("devices [-v]"), out.toString());
