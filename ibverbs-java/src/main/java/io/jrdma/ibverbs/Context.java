@@ -12,13 +12,17 @@ import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibv_async_event;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.Fd;
+import io.jrdma.ibverbs.internal.Ledger;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
+
+import io.jrdma.ibverbs.internal.Ledger;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.Cleaner;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -55,10 +59,45 @@ public final class Context extends NativeResource {
     /** Native address → the object it backs, so that async events name Java objects. */
     private final Map<Long, Object> objects = new ConcurrentHashMap<>();
     private volatile Thread listener;
+    private final LeakGuard guard;
+    private final Cleaner.Cleanable leakGuard;
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /**
+     * Runs when a context becomes unreachable without {@link #close()}: reports it and every object still open
+     * under it, each with where it was created, then closes the device, which releases them all in the kernel.
+     */
+    private static final class LeakGuard implements Runnable {
+        private final String name;
+        private final MemorySegment ctx;
+        private final Ledger ledger;
+        private final Throwable site;
+        private volatile boolean closed;
+
+        LeakGuard(String name, MemorySegment ctx, Ledger ledger, Throwable site) {
+            this.name = name;
+            this.ctx = ctx;
+            this.ledger = ledger;
+            this.site = site;
+        }
+
+        @Override
+        public void run() {
+            if (closed) {
+                return;
+            }
+            String open = ledger.report();
+            LOG.log(System.Logger.Level.WARNING, "Context[" + name + "] was never closed; releasing it"
+                    + (open.isEmpty() ? "" : " and what it still had open:\n" + open), site);
+            ibverbs_h.ibv_close_device(ctx);
+        }
+    }
 
     private Context(Device device, MemorySegment ctx) {
         this.device = device;
         this.ctx = ctx;
+        this.guard = new LeakGuard(device.name(), ctx, ledger(), creationSite());
+        this.leakGuard = CLEANER.register(this, guard);
         // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
         Fd.setNonBlocking(ibv_context.async_fd(ctx));
     }
@@ -347,6 +386,8 @@ public final class Context extends NativeResource {
             }
         }
         Verbs.check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
+        guard.closed = true;
+        leakGuard.clean();
     }
 
     /** The native {@code struct ibv_context *}. */

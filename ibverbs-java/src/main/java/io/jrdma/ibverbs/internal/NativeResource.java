@@ -15,11 +15,29 @@ import java.util.Set;
 public abstract class NativeResource implements AutoCloseable {
     private final List<NativeResource> parents;
     private final Set<NativeResource> children = new LinkedHashSet<>();
+    private final Ledger ledger;
+    /** Where this object was created, for leak reports. */
+    private final Throwable site = new Throwable("created here");
+    private long ledgerId;
     private volatile boolean closed;
 
-    /** {@code parents}: the resources this one was created from; it must be created through {@link #create}. */
+    /**
+     * {@code parents}: the resources this one was created from; it must be created through {@link #create}. A root
+     * (no parents) starts the ledger its descendants are recorded in.
+     */
     protected NativeResource(NativeResource... parents) {
         this.parents = List.of(parents);
+        this.ledger = parents.length == 0 ? new Ledger() : parents[0].ledger;
+    }
+
+    /** The ledger of the tree this object belongs to. */
+    protected final Ledger ledger() {
+        return ledger;
+    }
+
+    /** Where this object was created. */
+    protected final Throwable creationSite() {
+        return site;
     }
 
     /** What {@link #close()} releases natively. Runs at most once, only when there are no live children. */
@@ -42,6 +60,8 @@ public abstract class NativeResource implements AutoCloseable {
             for (NativeResource p : parents) {
                 p.children.add(child);
             }
+            NativeResource r = child;
+            r.ledgerId = r.ledger.add(r.toString(), r.site);
             return child;
         }
         synchronized (parents[i]) {
@@ -86,6 +106,7 @@ public abstract class NativeResource implements AutoCloseable {
             }
             destroy();
             closed = true;
+            ledger.remove(ledgerId);
         }
         for (NativeResource p : parents) {
             synchronized (p) {
