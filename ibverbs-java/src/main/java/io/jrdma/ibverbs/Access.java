@@ -1,5 +1,7 @@
 package io.jrdma.ibverbs;
 
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
@@ -38,6 +40,13 @@ public enum Access {
     /** Whether the bit is in libibverbs' optional range, which the exported {@code ibv_reg_mr} would reject. */
     boolean optional() {
         return (mask & IBV_ACCESS_OPTIONAL_RANGE()) != 0;
+    }
+
+    /** {@code access} as a set (duplicates collapse). */
+    static EnumSet<Access> setOf(Access... access) {
+        EnumSet<Access> set = EnumSet.noneOf(Access.class);
+        set.addAll(List.of(access));
+        return set;
     }
 
     /** The C mask of {@code access}, checked: remote write and atomics need local write, as the verbs require. */

@@ -41,7 +41,7 @@ public final class CompletionQueue extends NativeResource {
     private final ExtendedPoll extendedPoll;
 
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment cq, Set<WcField> fields) {
-        super(channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel});
+        super(parents(context, channel));
         this.context = context;
         this.channel = channel;
         this.cq = cq;

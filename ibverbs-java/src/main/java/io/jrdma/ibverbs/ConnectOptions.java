@@ -1,7 +1,5 @@
 package io.jrdma.ibverbs;
 
-import java.util.EnumSet;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -84,9 +82,7 @@ public final class ConnectOptions {
 
     /** What the peer may do to this QP's memory (default: remote read, write and atomics). */
     public ConnectOptions remoteAccess(Access... access) {
-        EnumSet<Access> set = EnumSet.noneOf(Access.class);
-        set.addAll(List.of(access));
-        this.accessFlags = Access.maskOf(set);
+        this.accessFlags = Access.maskOf(Access.setOf(access));
         return this;
     }
 

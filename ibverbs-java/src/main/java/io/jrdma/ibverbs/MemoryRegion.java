@@ -11,7 +11,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -117,8 +116,7 @@ public final class MemoryRegion extends NativeResource {
      */
     public void changeAccess(Access... newAccess) throws RdmaException {
         checkOpen();
-        EnumSet<Access> set = EnumSet.noneOf(Access.class);
-        set.addAll(List.of(newAccess));
+        EnumSet<Access> set = Access.setOf(newAccess);
         int mask = Access.maskOf(set);
         if (set.stream().anyMatch(Access::optional)) {
             throw new IllegalArgumentException("optional access flags cannot be changed by re-registration: " + set);

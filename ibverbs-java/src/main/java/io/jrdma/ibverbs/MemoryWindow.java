@@ -13,7 +13,6 @@ import io.jrdma.ibverbs.internal.Verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
-import java.util.List;
 
 /**
  * A memory window ({@code struct ibv_mw}): narrow, revocable remote access to part of a memory region, under an
@@ -154,8 +153,7 @@ public final class MemoryWindow extends NativeResource {
     }
 
     static int windowAccess(Access... access) {
-        EnumSet<Access> set = EnumSet.noneOf(Access.class);
-        set.addAll(List.of(access));
+        EnumSet<Access> set = Access.setOf(access);
         for (Access a : set) {
             if (a != Access.REMOTE_READ && a != Access.REMOTE_WRITE && a != Access.REMOTE_ATOMIC
                     && a != Access.ZERO_BASED) {

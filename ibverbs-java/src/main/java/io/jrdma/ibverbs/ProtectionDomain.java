@@ -11,7 +11,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -138,8 +137,7 @@ public final class ProtectionDomain extends NativeResource {
 
     /** The access set, checked for consistency and, for ON_DEMAND, against the device's capabilities. */
     private EnumSet<Access> checkedAccess(Access[] access) throws RdmaException {
-        EnumSet<Access> set = EnumSet.noneOf(Access.class);
-        set.addAll(List.of(access));
+        EnumSet<Access> set = Access.setOf(access);
         Access.maskOf(set);
         if (set.contains(Access.ON_DEMAND) && !context.queryDeviceEx().supportsOnDemandPaging()) {
             throw new UnsupportedOperationException(context.device().name()

@@ -189,25 +189,19 @@ public final class QueuePair extends NativeResource {
         this.sendCq = b.sendCq;
         this.recvCq = b.recvCq;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment cap;
+            // struct ibv_qp_init_attr is the leading part of struct ibv_qp_init_attr_ex (verbs.h relies on it too):
+            // one struct, filled once, serves ibv_create_qp and ibv_create_qp_ex.
+            MemorySegment init = ibv_qp_init_attr_ex.allocate(arena);
+            ibv_qp_init_attr.send_cq(init, sendCq.segment());
+            ibv_qp_init_attr.recv_cq(init, recvCq.segment());
+            ibv_qp_init_attr.srq(init, srq == null ? MemorySegment.NULL : srq.segment());
+            ibv_qp_init_attr.qp_type(init, type.value());
+            ibv_qp_init_attr.sq_sig_all(init, b.signalAll ? 1 : 0);
+            MemorySegment cap = writeCaps(ibv_qp_init_attr.cap(init), b.caps);
             if (b.extendedOps == null) {
-                MemorySegment init = ibv_qp_init_attr.allocate(arena);
-                ibv_qp_init_attr.send_cq(init, sendCq.segment());
-                ibv_qp_init_attr.recv_cq(init, recvCq.segment());
-                ibv_qp_init_attr.srq(init, srq == null ? MemorySegment.NULL : srq.segment());
-                ibv_qp_init_attr.qp_type(init, type.value());
-                ibv_qp_init_attr.sq_sig_all(init, b.signalAll ? 1 : 0);
-                cap = writeCaps(ibv_qp_init_attr.cap(init), b.caps);
                 this.qp = Verbs.pointer("ibv_create_qp", CREATE_QP, pd.segment(), init).reinterpret(ibv_qp.sizeof());
                 this.extendedPost = null;
             } else {
-                MemorySegment init = ibv_qp_init_attr_ex.allocate(arena);
-                ibv_qp_init_attr_ex.send_cq(init, sendCq.segment());
-                ibv_qp_init_attr_ex.recv_cq(init, recvCq.segment());
-                ibv_qp_init_attr_ex.srq(init, srq == null ? MemorySegment.NULL : srq.segment());
-                ibv_qp_init_attr_ex.qp_type(init, type.value());
-                ibv_qp_init_attr_ex.sq_sig_all(init, b.signalAll ? 1 : 0);
-                cap = writeCaps(ibv_qp_init_attr_ex.cap(init), b.caps);
                 ibv_qp_init_attr_ex.comp_mask(init, IBV_QP_INIT_ATTR_PD() | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS());
                 ibv_qp_init_attr_ex.pd(init, pd.segment());
                 ibv_qp_init_attr_ex.send_ops_flags(init,

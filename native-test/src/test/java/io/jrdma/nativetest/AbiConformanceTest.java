@@ -1,9 +1,12 @@
 package io.jrdma.nativetest;
 
+import io.jrdma.bindings.ibverbs.ibv_qp_init_attr;
+import io.jrdma.bindings.ibverbs.ibv_qp_init_attr_ex;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.bindings.rdmacm.rdma_cma_h;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.MemoryLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +48,19 @@ class AbiConformanceTest {
                 "struct rdma_ud_param", "struct rdma_addrinfo", "struct rdma_route", "struct rdma_addr",
                 "struct sockaddr_in6");
         assertMatches(probe, "rdmacm", List.of("rdma/rdma_cma.h"));
+    }
+
+    /** QueuePair fills one ibv_qp_init_attr_ex through the ibv_qp_init_attr accessors: its prefix must match. */
+    @Test
+    void qpInitAttrIsThePrefixOfQpInitAttrEx() {
+        for (var member : ibv_qp_init_attr.layout().memberLayouts()) {
+            if (member.name().isEmpty()) {
+                continue;
+            }
+            var path = MemoryLayout.PathElement.groupElement(member.name().get());
+            assertEquals(ibv_qp_init_attr.layout().byteOffset(path), ibv_qp_init_attr_ex.layout().byteOffset(path),
+                    member.name().get());
+        }
     }
 
     private static void assertCovers(AbiProbe probe, String... types) {
