@@ -90,6 +90,7 @@ public final class Context extends NativeResource {
             LOG.log(System.Logger.Level.WARNING, "Context[" + name + "] was never closed; releasing it"
                     + (open.isEmpty() ? "" : " and what it still had open:\n" + open), site);
             ibverbs_h.ibv_close_device(ctx);
+            ledger.releaseLeaked();
         }
     }
 

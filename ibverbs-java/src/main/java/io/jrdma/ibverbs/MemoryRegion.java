@@ -1,6 +1,8 @@
 package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_mr;
+import io.jrdma.bindings.ibverbs.ibv_sge;
+import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.NativeResource;
@@ -32,10 +34,15 @@ public final class MemoryRegion extends NativeResource {
             ibverbs_h.ibv_reg_mr_iova2$address(), ibverbs_h.ibv_reg_mr_iova2$descriptor());
     private static final MethodHandle REREG_MR = Errno.capturing(
             ibverbs_h.ibv_rereg_mr$address(), ibverbs_h.ibv_rereg_mr$descriptor());
+    private static final MethodHandle REG_DMABUF_MR = Errno.capturing(
+            ibverbs_h.ibv_reg_dmabuf_mr$address(), ibverbs_h.ibv_reg_dmabuf_mr$descriptor());
     private static final System.Logger LOG = System.getLogger(MemoryRegion.class.getName());
 
     private final ProtectionDomain pd;
+    /** The registered memory, or null for a dma-buf region, which has no mapping in this process. */
     private final MemorySegment segment;
+    private final long address;
+    private final long length;
     private final Arena ownedArena;
     private volatile Set<Access> access;
     private final MemorySegment mr;
@@ -54,6 +61,8 @@ public final class MemoryRegion extends NativeResource {
                 : Verbs.pointer("ibv_reg_mr", REG_MR, pd.segment(), segment, segment.byteSize(), mask);
         this.pd = pd;
         this.segment = segment;
+        this.address = segment.address();
+        this.length = segment.byteSize();
         this.ownedArena = owned ? arena : null;
         this.access = Collections.unmodifiableSet(access);
         this.mr = result.reinterpret(ibv_mr.sizeof());
@@ -65,6 +74,32 @@ public final class MemoryRegion extends NativeResource {
         }
     }
 
+    /** A region over {@code [offset, offset + length)} of the dma-buf behind {@code fd}, addressed from {@code iova}. */
+    MemoryRegion(ProtectionDomain pd, int fd, long offset, long length, long iova, EnumSet<Access> access)
+            throws RdmaException {
+        super(pd);
+        MemorySegment result;
+        try {
+            result = Verbs.pointer("ibv_reg_dmabuf_mr", REG_DMABUF_MR, pd.segment(), offset, length, iova, fd,
+                    Access.maskOf(access));
+        } catch (RdmaException e) {
+            if (e.errno() == Errno.EOPNOTSUPP) {
+                throw new RdmaException("ibv_reg_dmabuf_mr", e.errno(), e.errnoName(),
+                        pd.context().device().name() + " cannot register dma-buf memory");
+            }
+            throw e;
+        }
+        this.pd = pd;
+        this.segment = null;
+        this.address = iova;
+        this.length = length;
+        this.ownedArena = null;
+        this.access = Collections.unmodifiableSet(access);
+        this.mr = result.reinterpret(ibv_mr.sizeof());
+        this.lkey = ibv_mr.lkey(mr);
+        this.rkey = ibv_mr.rkey(mr);
+    }
+
     private void deregisterOnArenaClose() {
         try {
             close();
@@ -73,19 +108,26 @@ public final class MemoryRegion extends NativeResource {
         }
     }
 
-    /** The registered memory. Closed together with its arena. */
+    /**
+     * The registered memory. Closed together with its arena.
+     *
+     * @throws IllegalStateException for a dma-buf region: its memory is not mapped in this process
+     */
     public MemorySegment segment() {
+        if (segment == null) {
+            throw new IllegalStateException(this + " is dma-buf memory, not mapped in this process");
+        }
         return segment;
     }
 
     /** The start address of the region, as a peer addresses it in RDMA operations. */
     public long address() {
-        return segment.address();
+        return address;
     }
 
     /** The length of the region in bytes. */
     public long length() {
-        return segment.byteSize();
+        return length;
     }
 
     /** The local key, for scatter/gather entries. */
@@ -144,6 +186,55 @@ public final class MemoryRegion extends NativeResource {
         }
     }
 
+    /**
+     * Advises the device about {@code [offset, offset + length)} of an on-demand-paging region
+     * ({@code ibv_advise_mr}): e.g. prefetch its pages so the first access does not fault. {@code flush} waits until
+     * the advice is carried out.
+     *
+     * @throws RdmaException with {@code EOPNOTSUPP} if the device has no on-demand paging
+     */
+    public void advise(Advice advice, boolean flush, long offset, long length) throws RdmaException {
+        checkOpen();
+        checkRange(offset, length);
+        if (length > 0xffff_ffffL) {
+            throw new IllegalArgumentException("advice covers at most 4 GiB - 1 at once, not " + length + " bytes");
+        }
+        MemorySegment op = pd.context().extendedOp(verbs_context.advise_mr$offset());
+        int rc;
+        if (op.equals(MemorySegment.NULL)) {
+            rc = Errno.EOPNOTSUPP;
+        } else {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment sge = ibv_sge.allocate(arena);
+                ibv_sge.addr(sge, address + offset);
+                ibv_sge.length(sge, (int) length);
+                ibv_sge.lkey(sge, lkey);
+                rc = verbs_context.advise_mr.invoke(op, pd.segment(), advice.value,
+                        flush ? ibverbs_h.IBV_ADVISE_MR_FLAG_FLUSH() : 0, sge, 1);
+            }
+        }
+        if (rc != 0) {
+            throw Errno.exception("ibv_advise_mr", Math.abs(rc), rc == Errno.EOPNOTSUPP
+                    ? pd.context().device().name() + " has no on-demand paging to advise" : "advising " + this);
+        }
+    }
+
+    /** What {@link #advise} asks of an on-demand-paging region ({@code IBV_ADVISE_MR_ADVICE_*}). */
+    public enum Advice {
+        /** Fault the pages in for reading. */
+        PREFETCH(ibverbs_h.IBV_ADVISE_MR_ADVICE_PREFETCH()),
+        /** Fault the pages in for writing. */
+        PREFETCH_WRITE(ibverbs_h.IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE()),
+        /** Map the pages that are already present, without faulting. */
+        PREFETCH_NO_FAULT(ibverbs_h.IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT());
+
+        private final int value;
+
+        Advice(int value) {
+            this.value = value;
+        }
+    }
+
     /** The native {@code struct ibv_mr *}. */
     MemorySegment nativeRegion() {
         checkOpen();
@@ -152,10 +243,15 @@ public final class MemoryRegion extends NativeResource {
 
     /** The region {@code [offset, offset + length)} of this memory, checked against its bounds. */
     void checkRange(long offset, long length) {
-        if (offset < 0 || length < 0 || offset + length > segment.byteSize() || offset + length < 0) {
+        if (offset < 0 || length < 0 || offset + length > this.length || offset + length < 0) {
             throw new IndexOutOfBoundsException("range [" + offset + ", " + (offset + length) + ") is outside "
                     + this);
         }
+    }
+
+    @Override
+    protected Runnable releaseIfLeaked() {
+        return ownedArena == null ? null : ownedArena::close;
     }
 
     @Override
@@ -168,7 +264,8 @@ public final class MemoryRegion extends NativeResource {
 
     @Override
     public String toString() {
-        return "MemoryRegion[0x" + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, lkey 0x"
+        return "MemoryRegion[" + (segment == null ? "dma-buf, " : "") + "0x" + Long.toHexString(address) + ", "
+                + length + " bytes, lkey 0x"
                 + Integer.toHexString(lkey) + ", rkey 0x" + Integer.toHexString(rkey) + ", " + access + "]";
     }
 }

@@ -64,6 +64,26 @@ public final class ProtectionDomain extends NativeResource {
         return create(() -> new MemoryRegion(this, segment, owner, set, false), this);
     }
 
+    /**
+     * Registers {@code [offset, offset + length)} of the dma-buf behind file descriptor {@code fd} (e.g. GPU memory)
+     * for the device, which addresses it from {@code iova} ({@code ibv_reg_dmabuf_mr}). The caller keeps the file
+     * descriptor open at least as long as the region. The region has no {@link MemoryRegion#segment()}.
+     *
+     * @throws RdmaException with {@code EOPNOTSUPP} and a clear message if the device cannot register dma-buf memory
+     */
+    public MemoryRegion registerDmaBuf(int fd, long offset, long length, long iova, Access... access)
+            throws RdmaException {
+        if (fd < 0) {
+            throw new IllegalArgumentException("not a file descriptor: " + fd);
+        }
+        if (offset < 0 || length <= 0) {
+            throw new IllegalArgumentException("dma-buf range needs offset >= 0 and length > 0, not offset " + offset
+                    + ", length " + length);
+        }
+        EnumSet<Access> set = checkedAccess(access);
+        return create(() -> new MemoryRegion(this, fd, offset, length, iova, set), this);
+    }
+
     /** Allocates {@code size} bytes of page-aligned native memory and registers them; closing the region frees them. */
     public MemoryRegion allocate(long size, Access... access) throws RdmaException {
         if (size <= 0) {

@@ -8,15 +8,20 @@ import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A context dropped without close is reported, with what it still had open and where each was created. */
+/**
+ * A context dropped without close is reported, with what it still had open and where each was created, and released
+ * with the memory its owned regions held.
+ */
 @RdmaDeviceTest
 class LeakReportDeviceTest {
 
@@ -46,8 +51,8 @@ class LeakReportDeviceTest {
         Logger logger = Logger.getLogger(Context.class.getName());
         logger.addHandler(capture);
         try {
-            leak(device);
-            for (int i = 0; i < 100 && reports.isEmpty(); i++) {
+            MemorySegment leakedMemory = leak(device);
+            for (int i = 0; i < 100 && (reports.isEmpty() || leakedMemory.scope().isAlive()); i++) {
                 System.gc();
                 Thread.sleep(50);
             }
@@ -56,6 +61,7 @@ class LeakReportDeviceTest {
             assertTrue(report.startsWith("Context[" + device.name() + "] was never closed"), report);
             assertTrue(report.contains("ProtectionDomain[") && report.contains("MemoryRegion["), report);
             assertTrue(report.contains("LeakReportDeviceTest.leak"), "creation sites name the leaking code: " + report);
+            assertFalse(leakedMemory.scope().isAlive(), "the leaked region's own memory is freed after the device");
         } finally {
             logger.removeHandler(capture);
         }
@@ -66,9 +72,10 @@ class LeakReportDeviceTest {
         }
     }
 
-    private static void leak(Device device) throws Exception {
+    /** Leaks a context, a PD and an owned region; returns the region's memory (not the region) to watch it. */
+    private static MemorySegment leak(Device device) throws Exception {
         Context ctx = Context.open(device.name());
         ProtectionDomain pd = ctx.allocateProtectionDomain();
-        pd.allocate(4096, Access.LOCAL_WRITE);
+        return pd.allocate(4096, Access.LOCAL_WRITE).segment();
     }
 }

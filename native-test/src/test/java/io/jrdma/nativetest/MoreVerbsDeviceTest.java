@@ -15,6 +15,7 @@ import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Queue pair queries, re-registration, huge pages, and what the device cannot do said clearly. */
+/**
+ * Queue pair queries, re-registration, huge pages, dma-buf, advice, and what the device cannot do said clearly.
+ */
 @RdmaDeviceTest
 class MoreVerbsDeviceTest {
 
@@ -110,6 +113,47 @@ class MoreVerbsDeviceTest {
             } catch (RdmaException refused) {
                 assertEquals("ibv_create_qp", refused.verb());
             }
+        }
+    }
+
+    @Test
+    void adviceNeedsOnDemandPagingAndSaysSo(Context ctx) throws Exception {
+        boolean odp = ctx.queryDeviceEx().supportsOnDemandPaging();
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+             MemoryRegion mr = odp ? pd.allocate(1 << 16, Access.LOCAL_WRITE, Access.ON_DEMAND)
+                     : pd.allocate(1 << 16, Access.LOCAL_WRITE)) {
+            assertThrows(IndexOutOfBoundsException.class,
+                    () -> mr.advise(MemoryRegion.Advice.PREFETCH, true, 1 << 15, 1 << 16));
+            if (odp) {
+                mr.advise(MemoryRegion.Advice.PREFETCH_WRITE, true, 0, 1 << 16);
+            } else {
+                RdmaException e = assertThrows(RdmaException.class,
+                        () -> mr.advise(MemoryRegion.Advice.PREFETCH_WRITE, true, 0, 1 << 16));
+                assertEquals("EOPNOTSUPP", e.errnoName());
+                assertTrue(e.getMessage().contains("has no on-demand paging"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void dmaBufMemoryRegistersOrIsRefusedClearly(Context ctx) throws Throwable {
+        try (Arena arena = Arena.ofConfined(); ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+            int fd = UserDmaBuf.create(arena, 1 << 16);
+            try {
+                try (MemoryRegion mr = pd.registerDmaBuf(fd, 0, 1 << 16, 0, Access.LOCAL_WRITE)) {
+                    assertEquals(1 << 16, mr.length());
+                    assertTrue(mr.localKey() != 0 || mr.remoteKey() != 0);
+                    assertThrows(IllegalStateException.class, mr::segment);
+                } catch (RdmaException refused) {
+                    assertEquals("EOPNOTSUPP", refused.errnoName(), refused.getMessage());
+                    assertTrue(refused.getMessage().contains(ctx.device().name()
+                            + " cannot register dma-buf memory"), refused.getMessage());
+                }
+            } finally {
+                UserDmaBuf.close(fd);
+            }
+            assertThrows(IllegalArgumentException.class, () -> pd.registerDmaBuf(-1, 0, 4096, 0));
+            assertThrows(IllegalArgumentException.class, () -> pd.registerDmaBuf(0, 0, 0, 0));
         }
     }
 }

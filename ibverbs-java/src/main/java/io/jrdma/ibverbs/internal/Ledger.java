@@ -15,14 +15,28 @@ public final class Ledger {
 
     private final Map<Long, Entry> open = new ConcurrentHashMap<>();
 
-    record Entry(String description, Throwable site) {
+    /** {@code release}: what must still be freed if the object leaks, after its device is closed (or null). */
+    record Entry(String description, Throwable site, Runnable release) {
     }
 
     /** Records a new open object; returns its id for {@link #remove}. */
-    long add(String description, Throwable site) {
+    long add(String description, Throwable site, Runnable release) {
         long id = IDS.incrementAndGet();
-        open.put(id, new Entry(description, site));
+        open.put(id, new Entry(description, site, release));
         return id;
+    }
+
+    /**
+     * Frees what the leaked objects held beyond their native verbs objects (e.g. the memory of owned regions). Only
+     * safe once the device is closed: the device can no longer touch that memory.
+     */
+    public void releaseLeaked() {
+        open.values().forEach(e -> {
+            if (e.release() != null) {
+                e.release().run();
+            }
+        });
+        open.clear();
     }
 
     void remove(long id) {

@@ -40,6 +40,14 @@ public abstract class NativeResource implements AutoCloseable {
         return site;
     }
 
+    /**
+     * What must still be freed if this object is never closed, once the device it lives on has been closed by the
+     * leak guard; null (the default) when closing the device releases everything.
+     */
+    protected Runnable releaseIfLeaked() {
+        return null;
+    }
+
     /** What {@link #close()} releases natively. Runs at most once, only when there are no live children. */
     protected abstract void destroy() throws RdmaException;
 
@@ -61,7 +69,7 @@ public abstract class NativeResource implements AutoCloseable {
                 p.children.add(child);
             }
             NativeResource r = child;
-            r.ledgerId = r.ledger.add(r.toString(), r.site);
+            r.ledgerId = r.ledger.add(r.toString(), r.site, r.releaseIfLeaked());
             return child;
         }
         synchronized (parents[i]) {
