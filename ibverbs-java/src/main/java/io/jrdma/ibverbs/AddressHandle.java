@@ -60,6 +60,15 @@ public final class AddressHandle extends NativeResource {
         }, pd);
     }
 
+    /** {@code ibv_create_ah} from a filled native {@code struct ibv_ah_attr} (e.g. one the connection manager gave). */
+    static AddressHandle fromAttributes(ProtectionDomain pd, MemorySegment attr) throws RdmaException {
+        if (attr.byteSize() < ibv_ah_attr.sizeof()) {
+            throw new IllegalArgumentException("struct ibv_ah_attr is " + ibv_ah_attr.sizeof() + " bytes, got "
+                    + attr.byteSize());
+        }
+        return create(() -> new AddressHandle(pd, Verbs.pointer("ibv_create_ah", CREATE_AH, pd.segment(), attr)), pd);
+    }
+
     /**
      * {@code ibv_create_ah_from_wc}: the path back to the sender of receive completion {@code index}, whose buffer
      * starts with the GRH in {@code grh} (the first {@link #GRH_BYTES} bytes of the receive buffer).

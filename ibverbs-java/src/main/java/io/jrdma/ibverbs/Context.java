@@ -56,6 +56,9 @@ public final class Context extends NativeResource {
 
     private final Device device;
     private final MemorySegment ctx;
+    private final boolean adopted;
+    /** The contexts librdmacm opened, by native address: one Java context each. */
+    private static final Map<Long, Context> ADOPTED = new ConcurrentHashMap<>();
     /** Native address → the object it backs, so that async events name Java objects. */
     private final Map<Long, Object> objects = new ConcurrentHashMap<>();
     private volatile Thread listener;
@@ -94,13 +97,26 @@ public final class Context extends NativeResource {
         }
     }
 
-    private Context(Device device, MemorySegment ctx) {
+    private Context(Device device, MemorySegment ctx, boolean adopted) {
         this.device = device;
         this.ctx = ctx;
+        this.adopted = adopted;
         this.guard = new LeakGuard(device.name(), ctx, ledger(), creationSite());
+        // librdmacm owns the contexts it opened: an adopted one is never closed natively.
+        guard.closed = adopted;
         this.leakGuard = CLEANER.register(this, guard);
         // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
         Fd.setNonBlocking(ibv_context.async_fd(ctx));
+    }
+
+    /**
+     * The context for {@code verbs}, a {@code struct ibv_context *} that librdmacm opened and keeps open: objects
+     * made from it can be used with the connection manager's ids on that device.
+     */
+    static Context adopt(MemorySegment verbs) {
+        return ADOPTED.compute(verbs.address(), (address, known) -> known != null && !known.isClosed() ? known
+                : new Context(Device.of(ibv_context.device(verbs.reinterpret(ibv_context.sizeof()))),
+                        verbs.reinterpret(ibv_context.sizeof()), true));
     }
 
     /** Opens the device named {@code name}, e.g. {@code rxe0}. */
@@ -128,7 +144,7 @@ public final class Context extends NativeResource {
                         if (ctx.equals(MemorySegment.NULL)) {
                             return Errno.exception("ibv_open_device", Errno.read(state));
                         }
-                        return new Context(d, ctx.reinterpret(ibv_context.sizeof()));
+                        return new Context(d, ctx.reinterpret(ibv_context.sizeof()), false);
                     } catch (Throwable t) {
                         throw new AssertionError(t);
                     }
@@ -386,7 +402,9 @@ public final class Context extends NativeResource {
                 Thread.currentThread().interrupt();
             }
         }
-        Verbs.check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
+        if (!adopted) {
+            Verbs.check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
+        }
         guard.closed = true;
         leakGuard.clean();
     }
@@ -406,6 +424,11 @@ public final class Context extends NativeResource {
      * extended or too old to have it: verbs.h's {@code verbs_get_ctx_op}.
      */
     MemorySegment extendedOp(long opOffset) {
+        return extendedOp(ctx, opOffset);
+    }
+
+    /** {@link #extendedOp(long)} of native context {@code ctx}. */
+    static MemorySegment extendedOp(MemorySegment ctx, long opOffset) {
         if (ibv_context.abi_compat(ctx).address() != VERBS_ABI_IS_EXTENDED) {
             return MemorySegment.NULL;
         }

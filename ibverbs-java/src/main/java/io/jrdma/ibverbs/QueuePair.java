@@ -4,6 +4,7 @@ import io.jrdma.bindings.ibverbs.ibv_ah_attr;
 import io.jrdma.bindings.ibverbs.ibv_context;
 import io.jrdma.bindings.ibverbs.ibv_context_ops;
 import io.jrdma.bindings.ibverbs.ibv_global_route;
+import io.jrdma.bindings.ibverbs.ibv_pd;
 import io.jrdma.bindings.ibverbs.ibv_qp;
 import io.jrdma.bindings.ibverbs.ibv_qp_attr;
 import io.jrdma.bindings.ibverbs.ibv_qp_cap;
@@ -16,11 +17,13 @@ import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.NativeEnum;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
+import io.jrdma.ibverbs.internal.VerbsBridge;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -52,6 +55,27 @@ public final class QueuePair extends NativeResource {
     private final int qpn;
     private final Capabilities capabilities;
     private final ExtendedPost extendedPost;
+    private final VerbsBridge.QpCreator creator;
+
+    /** {@code ibv_create_qp} / {@code ibv_create_qp_ex} and {@code ibv_destroy_qp}. */
+    private static final VerbsBridge.QpCreator VERBS = new VerbsBridge.QpCreator() {
+        @Override
+        public MemorySegment create(MemorySegment pd, MemorySegment init, boolean extended) throws RdmaException {
+            if (!extended) {
+                return Verbs.pointer("ibv_create_qp", CREATE_QP, pd, init);
+            }
+            MemorySegment ctx = ibv_pd.context(pd.reinterpret(ibv_pd.sizeof()));
+            MemorySegment op = Context.extendedOp(ctx.reinterpret(ibv_context.sizeof()),
+                    verbs_context.create_qp_ex$offset());
+            return Verbs.pointer("ibv_create_qp_ex", Errno.capturing(op, verbs_context.create_qp_ex.descriptor()),
+                    ctx, init);
+        }
+
+        @Override
+        public void destroy(MemorySegment qp) throws RdmaException {
+            Verbs.check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(qp));
+        }
+    };
 
     /**
      * The sizes a queue pair was created with (the device may round them up).
@@ -152,6 +176,11 @@ public final class QueuePair extends NativeResource {
 
         /** Creates the queue pair in RESET ({@code ibv_create_qp}). */
         public QueuePair create() throws RdmaException {
+            return create(VERBS, null);
+        }
+
+        /** Creates it through {@code creator}, also as a child of {@code owner} when there is one. */
+        QueuePair create(VerbsBridge.QpCreator creator, NativeResource owner) throws RdmaException {
             if (sendCq == null || recvCq == null) {
                 throw new IllegalStateException("a queue pair needs its completion queue(s): call completionQueue()");
             }
@@ -168,8 +197,19 @@ public final class QueuePair extends NativeResource {
             if (srq != null && srq.protectionDomain() != pd) {
                 throw new IllegalArgumentException(srq + " belongs to another protection domain than " + pd);
             }
-            return srq == null ? QueuePair.create(() -> new QueuePair(this), pd, sendCq, recvCq)
-                    : QueuePair.create(() -> new QueuePair(this), pd, sendCq, recvCq, srq);
+            NativeResource[] parents = parents(owner);
+            return QueuePair.create(() -> new QueuePair(this, creator, parents), parents);
+        }
+
+        private NativeResource[] parents(NativeResource owner) {
+            List<NativeResource> all = new ArrayList<>(List.of(pd, sendCq, recvCq));
+            if (srq != null) {
+                all.add(srq);
+            }
+            if (owner != null) {
+                all.add(owner);
+            }
+            return all.toArray(NativeResource[]::new);
         }
 
         private static int positive(String what, int v) {
@@ -180,9 +220,9 @@ public final class QueuePair extends NativeResource {
         }
     }
 
-    private QueuePair(Builder b) throws RdmaException {
-        super(b.srq == null ? new NativeResource[] {b.pd, b.sendCq, b.recvCq}
-                : new NativeResource[] {b.pd, b.sendCq, b.recvCq, b.srq});
+    private QueuePair(Builder b, VerbsBridge.QpCreator creator, NativeResource[] parents) throws RdmaException {
+        super(parents);
+        this.creator = creator;
         this.pd = b.pd;
         this.srq = b.srq;
         this.type = b.type;
@@ -199,21 +239,18 @@ public final class QueuePair extends NativeResource {
             ibv_qp_init_attr.sq_sig_all(init, b.signalAll ? 1 : 0);
             MemorySegment cap = writeCaps(ibv_qp_init_attr.cap(init), b.caps);
             if (b.extendedOps == null) {
-                this.qp = Verbs.pointer("ibv_create_qp", CREATE_QP, pd.segment(), init).reinterpret(ibv_qp.sizeof());
+                this.qp = creator.create(pd.segment(), init, false).reinterpret(ibv_qp.sizeof());
                 this.extendedPost = null;
             } else {
                 ibv_qp_init_attr_ex.comp_mask(init, IBV_QP_INIT_ATTR_PD() | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS());
                 ibv_qp_init_attr_ex.pd(init, pd.segment());
                 ibv_qp_init_attr_ex.send_ops_flags(init,
                         b.extendedOps.stream().mapToLong(SendOpcode::extendedFlag).reduce(0, (x, y) -> x | y));
-                MemorySegment op = pd.context().extendedOp(verbs_context.create_qp_ex$offset());
-                if (op.equals(MemorySegment.NULL)) {
+                if (pd.context().extendedOp(verbs_context.create_qp_ex$offset()).equals(MemorySegment.NULL)) {
                     throw new RdmaException("ibv_create_qp_ex", Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP),
                             pd.context().device().name() + " has no extended queue pairs");
                 }
-                this.qp = Verbs.pointer("ibv_create_qp_ex",
-                        Errno.capturing(op, verbs_context.create_qp_ex.descriptor()), pd.context().segment(), init)
-                        .reinterpret(ibv_qp.sizeof());
+                this.qp = creator.create(pd.segment(), init, true).reinterpret(ibv_qp.sizeof());
                 this.extendedPost = new ExtendedPost(this, ibverbs_h.ibv_qp_to_qp_ex(qp), Set.copyOf(b.extendedOps));
             }
             // The create verbs write back the sizes the device really gave.
@@ -514,7 +551,7 @@ public final class QueuePair extends NativeResource {
 
     @Override
     protected void destroy() throws RdmaException {
-        Verbs.check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(qp));
+        creator.destroy(qp);
         pd.context().unregister(qp);
     }
 

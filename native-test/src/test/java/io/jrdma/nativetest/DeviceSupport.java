@@ -9,6 +9,8 @@ import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.WorkCompletions;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.util.Arrays;
 
 /** What device tests share: picking the GID, and waiting for completions with a deadline. */
 final class DeviceSupport {
@@ -36,6 +38,22 @@ final class DeviceSupport {
             }
         }
         throw new IOException("no IPv4 RoCE v2 GID on " + ctx.device().name());
+    }
+
+    /**
+     * The IPv4 address of the device's network interface, for the connection manager: the {@code jrdma.test.address}
+     * system property if set, else the address inside the device's IPv4 RoCE v2 GID.
+     */
+    static InetAddress ipAddress(Context ctx) throws IOException {
+        String configured = System.getProperty("jrdma.test.address");
+        if (configured != null) {
+            return InetAddress.getByName(configured);
+        }
+        int index = gidIndex(ctx);
+        if (index < 0) {
+            throw new IOException(ctx.device().name() + " is InfiniBand: set -Djrdma.test.address to its IPoIB address");
+        }
+        return InetAddress.getByAddress(Arrays.copyOfRange(ctx.queryGid(1, index).gid(), 12, 16));
     }
 
     /** Polls {@code cq} for its next completion, or fails after 10 s; returns it alone in a fresh array. */

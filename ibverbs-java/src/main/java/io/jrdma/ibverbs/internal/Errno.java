@@ -17,6 +17,8 @@ public final class Errno {
     public static final int ENODEV = 19;
     /** Operation not supported: the same value on every Linux architecture but alpha, mips, parisc and sparc. */
     public static final int EOPNOTSUPP = 95;
+    /** Timed out: the same value on every Linux architecture but alpha, mips, parisc and sparc. */
+    public static final int ETIMEDOUT = 110;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MemoryLayout STATE = Linker.Option.captureStateLayout();

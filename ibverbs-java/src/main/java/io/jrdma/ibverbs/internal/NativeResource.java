@@ -13,7 +13,7 @@ import java.util.Set;
  * closed. Children are created under the parents' locks, so a parent cannot close while a child is being born.
  */
 public abstract class NativeResource implements AutoCloseable {
-    private final List<NativeResource> parents;
+    private volatile List<NativeResource> parents;
     private final Set<NativeResource> children = new LinkedHashSet<>();
     private final Ledger ledger;
     /** Where this object was created, for leak reports. */
@@ -89,6 +89,23 @@ public abstract class NativeResource implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
+    }
+
+    /**
+     * Makes {@code to} this resource's parent in place of {@code from} (e.g. a connection-manager id moved to another
+     * event channel), so that {@code to} cannot close while this lives and {@code from} now can.
+     */
+    protected final void replaceParent(NativeResource from, NativeResource to) {
+        synchronized (to) {
+            to.checkOpen();
+            to.children.add(this);
+        }
+        synchronized (from) {
+            from.children.remove(this);
+        }
+        List<NativeResource> updated = new ArrayList<>(parents);
+        updated.set(updated.indexOf(from), to);
+        parents = List.copyOf(updated);
     }
 
     /** Whether {@link #close()} has completed. */

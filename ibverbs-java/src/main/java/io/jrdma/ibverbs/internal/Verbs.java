@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /** Control-path call helpers: verbs that return NULL or a non-zero code on failure. */
 public final class Verbs {
@@ -17,19 +18,29 @@ public final class Verbs {
      * Calls an errno-capturing handle (see {@link Errno#capturing}) of a verb that returns a pointer, NULL on failure.
      */
     public static MemorySegment pointer(String verb, MethodHandle capturing, Object... args) throws RdmaException {
+        return (MemorySegment) call(verb, capturing, r -> r.equals(MemorySegment.NULL), null, args);
+    }
+
+    /**
+     * Calls an errno-capturing handle (see {@link Errno#capturing}) and returns its result, or throws what errno says
+     * (with {@code detail}, if not null) when {@code failed} says the result is a failure.
+     */
+    public static Object call(String verb, MethodHandle capturing, Predicate<Object> failed, String detail,
+                              Object... args) throws RdmaException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Errno.allocateState(arena);
             List<Object> all = new ArrayList<>(args.length + 1);
             all.add(state);
             all.addAll(List.of(args));
-            MemorySegment result;
+            Object result;
             try {
-                result = (MemorySegment) capturing.invokeWithArguments(all);
+                result = capturing.invokeWithArguments(all);
             } catch (Throwable t) {
                 throw new AssertionError(verb, t);
             }
-            if (result.equals(MemorySegment.NULL)) {
-                throw Errno.exception(verb, Errno.read(state));
+            if (failed.test(result)) {
+                throw detail == null ? Errno.exception(verb, Errno.read(state))
+                        : Errno.exception(verb, Errno.read(state), detail);
             }
             return result;
         }

@@ -1,0 +1,42 @@
+package io.jrdma.ibverbs;
+
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.VerbsBridge;
+
+import java.lang.foreign.MemorySegment;
+
+/** The verbs side of {@link VerbsBridge}, installed when the bridge is first used. */
+final class BridgeHooks implements VerbsBridge.Hooks {
+    static {
+        VerbsBridge.install(new BridgeHooks());
+    }
+
+    private BridgeHooks() {
+    }
+
+    @Override
+    public Context adopt(MemorySegment verbs) {
+        return Context.adopt(verbs);
+    }
+
+    @Override
+    public QueuePair createQueuePair(QueuePair.Builder builder, VerbsBridge.QpCreator creator, NativeResource owner)
+            throws RdmaException {
+        return builder.create(creator, owner);
+    }
+
+    @Override
+    public AddressHandle createAddressHandle(ProtectionDomain pd, MemorySegment ahAttr) throws RdmaException {
+        return AddressHandle.fromAttributes(pd, ahAttr);
+    }
+
+    @Override
+    public MemorySegment pointer(ProtectionDomain pd) {
+        return pd.segment();
+    }
+
+    @Override
+    public MemorySegment pointer(QueuePair qp) {
+        return qp.segment();
+    }
+}

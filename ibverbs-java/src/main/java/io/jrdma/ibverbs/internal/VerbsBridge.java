@@ -1,0 +1,66 @@
+package io.jrdma.ibverbs.internal;
+
+import io.jrdma.ibverbs.AddressHandle;
+import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.RdmaException;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What jrdma's connection manager needs of the verbs API beyond its public surface: contexts that librdmacm opened,
+ * queue pairs that librdmacm creates, and native pointers. Exported to {@code io.jrdma.rdmacm} only.
+ */
+public final class VerbsBridge {
+    private static volatile Hooks hooks;
+
+    private VerbsBridge() {
+    }
+
+    /** Implemented inside {@code io.jrdma.ibverbs}, where the constructors are. */
+    public interface Hooks {
+        /**
+         * The context for a {@code struct ibv_context *} that librdmacm opened: one per native context, never closed
+         * natively by jrdma (librdmacm keeps it for the life of the process).
+         */
+        Context adopt(MemorySegment verbs);
+
+        /** Creates a queue pair as {@code builder} describes it, through {@code creator}, as a child of {@code owner}. */
+        QueuePair createQueuePair(QueuePair.Builder builder, QpCreator creator, NativeResource owner)
+                throws RdmaException;
+
+        /** An address handle from a native {@code struct ibv_ah_attr}. */
+        AddressHandle createAddressHandle(ProtectionDomain pd, MemorySegment ahAttr) throws RdmaException;
+
+        MemorySegment pointer(ProtectionDomain pd);
+
+        MemorySegment pointer(QueuePair qp);
+    }
+
+    /** Creates and destroys a queue pair's native object when something else than {@code ibv_create_qp} must. */
+    public interface QpCreator {
+        /**
+         * Creates the queue pair from a filled {@code struct ibv_qp_init_attr_ex} (whose leading part is the classic
+         * {@code struct ibv_qp_init_attr}); {@code extended}: the extended fields are set and must be honoured.
+         */
+        MemorySegment create(MemorySegment pd, MemorySegment initAttr, boolean extended) throws RdmaException;
+
+        void destroy(MemorySegment qp) throws RdmaException;
+    }
+
+    public static void install(Hooks h) {
+        hooks = h;
+    }
+
+    public static Hooks hooks() {
+        if (hooks == null) {
+            try {
+                Class.forName("io.jrdma.ibverbs.BridgeHooks", true, VerbsBridge.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new AssertionError(e);
+            }
+        }
+        return hooks;
+    }
+}

@@ -1,0 +1,35 @@
+package io.jrdma.rdmacm;
+
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.internal.Errno;
+
+/**
+ * A connection-manager operation that ended in a failure event (address, route or connect error, unreachable,
+ * rejected, ...) or in no event before its timeout. {@link #event()} is the event (null after a timeout).
+ *
+ * <pre>{@code
+ * try { id.connect(params); id.await(timeout, CmEventType.ESTABLISHED); }
+ * catch (CmEventException e) { if (e.event() != null && e.event().type() == CmEventType.REJECTED) ... }
+ * }</pre>
+ */
+public final class CmEventException extends RdmaException {
+    private final transient CmEvent event;
+
+    CmEventException(String call, CmEvent event, String detail) {
+        super(call, event.status() < 0 ? -event.status() : 0,
+                event.status() < 0 ? Errno.name(-event.status()) : event.type().description(),
+                event.type().description() + (event.type() == CmEventType.REJECTED ? " (" + event.rejectReason() + ")"
+                        : event.status() != 0 ? " (status " + event.status() + ")" : "") + ": " + detail);
+        this.event = event;
+    }
+
+    CmEventException(String call, int errno, String detail) {
+        super(call, errno, Errno.name(errno), detail);
+        this.event = null;
+    }
+
+    /** The failure event, or null if none came in time. */
+    public CmEvent event() {
+        return event;
+    }
+}

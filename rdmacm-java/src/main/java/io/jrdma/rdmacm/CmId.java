@@ -1,0 +1,461 @@
+package io.jrdma.rdmacm;
+
+import io.jrdma.bindings.rdmacm.rdma_addr;
+import io.jrdma.bindings.rdmacm.rdma_cm_id;
+import io.jrdma.bindings.rdmacm.rdma_cma_h;
+import io.jrdma.bindings.rdmacm.rdma_route;
+import io.jrdma.ibverbs.AsyncEventType;
+import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.VerbsBridge;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A connection-manager id ({@code struct rdma_cm_id}): the RDMA counterpart of a socket. It binds, resolves, listens,
+ * connects and accepts by IP address and port; its queue pair is moved through its states by the connection manager.
+ * Operations start asynchronously and finish with an event on the id's {@link EventChannel}; {@link #await} waits for
+ * it (poll(2) with a timeout, interruptible).
+ *
+ * <pre>{@code
+ * CmId id = CmId.create(channel, PortSpace.TCP);
+ * id.resolve(new InetSocketAddress("10.0.0.2", 7471), Duration.ofSeconds(2));   // address, then route
+ * ProtectionDomain pd = id.context().allocateProtectionDomain();
+ * CompletionQueue cq = id.context().createCompletionQueue(64);
+ * QueuePair qp = id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq));
+ * id.connect(ConnectionParameters.defaults());
+ * id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED);
+ * }</pre>
+ */
+public final class CmId extends NativeResource {
+    private static final MethodHandle CREATE_ID = Cm.capturing(rdma_cma_h.rdma_create_id$address(),
+            rdma_cma_h.rdma_create_id$descriptor());
+    private static final MethodHandle CREATE_EP = Cm.capturing(rdma_cma_h.rdma_create_ep$address(),
+            rdma_cma_h.rdma_create_ep$descriptor());
+    private static final MethodHandle DESTROY_ID = Cm.capturing(rdma_cma_h.rdma_destroy_id$address(),
+            rdma_cma_h.rdma_destroy_id$descriptor());
+    private static final MethodHandle BIND = Cm.capturing(rdma_cma_h.rdma_bind_addr$address(),
+            rdma_cma_h.rdma_bind_addr$descriptor());
+    private static final MethodHandle RESOLVE_ADDR = Cm.capturing(rdma_cma_h.rdma_resolve_addr$address(),
+            rdma_cma_h.rdma_resolve_addr$descriptor());
+    private static final MethodHandle RESOLVE_ROUTE = Cm.capturing(rdma_cma_h.rdma_resolve_route$address(),
+            rdma_cma_h.rdma_resolve_route$descriptor());
+    private static final MethodHandle LISTEN = Cm.capturing(rdma_cma_h.rdma_listen$address(),
+            rdma_cma_h.rdma_listen$descriptor());
+    private static final MethodHandle CONNECT = Cm.capturing(rdma_cma_h.rdma_connect$address(),
+            rdma_cma_h.rdma_connect$descriptor());
+    private static final MethodHandle ACCEPT = Cm.capturing(rdma_cma_h.rdma_accept$address(),
+            rdma_cma_h.rdma_accept$descriptor());
+    private static final MethodHandle REJECT = Cm.capturing(rdma_cma_h.rdma_reject$address(),
+            rdma_cma_h.rdma_reject$descriptor());
+    private static final MethodHandle DISCONNECT = Cm.capturing(rdma_cma_h.rdma_disconnect$address(),
+            rdma_cma_h.rdma_disconnect$descriptor());
+    private static final MethodHandle ESTABLISH = Cm.capturing(rdma_cma_h.rdma_establish$address(),
+            rdma_cma_h.rdma_establish$descriptor());
+    private static final MethodHandle NOTIFY = Cm.capturing(rdma_cma_h.rdma_notify$address(),
+            rdma_cma_h.rdma_notify$descriptor());
+    private static final MethodHandle MIGRATE = Cm.capturing(rdma_cma_h.rdma_migrate_id$address(),
+            rdma_cma_h.rdma_migrate_id$descriptor());
+    private static final MethodHandle JOIN = Cm.capturing(rdma_cma_h.rdma_join_multicast$address(),
+            rdma_cma_h.rdma_join_multicast$descriptor());
+    private static final MethodHandle LEAVE = Cm.capturing(rdma_cma_h.rdma_leave_multicast$address(),
+            rdma_cma_h.rdma_leave_multicast$descriptor());
+    private static final MethodHandle CREATE_QP = Cm.capturing(rdma_cma_h.rdma_create_qp$address(),
+            rdma_cma_h.rdma_create_qp$descriptor());
+    private static final MethodHandle CREATE_QP_EX = Cm.capturing(rdma_cma_h.rdma_create_qp_ex$address(),
+            rdma_cma_h.rdma_create_qp_ex$descriptor());
+    private static final MethodHandle SET_OPTION = Cm.capturing(rdma_cma_h.rdma_set_option$address(),
+            rdma_cma_h.rdma_set_option$descriptor());
+
+    /** The live ids by native address, so that events name the Java object. */
+    private static final Map<Long, CmId> IDS = new ConcurrentHashMap<>();
+
+    private final MemorySegment id;
+    private final PortSpace portSpace;
+    private volatile EventChannel channel;
+    private volatile QueuePair qp;
+
+    private CmId(MemorySegment id, EventChannel channel) {
+        super(channel);
+        this.id = id.reinterpret(rdma_cm_id.sizeof());
+        this.channel = channel;
+        this.portSpace = PortSpace.of(rdma_cm_id.ps(this.id));
+        IDS.put(this.id.address(), this);
+    }
+
+    /** Creates an id whose events arrive on {@code channel} ({@code rdma_create_id}). */
+    public static CmId create(EventChannel channel, PortSpace portSpace) throws RdmaException {
+        return create(() -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment slot = arena.allocate(ValueLayout.ADDRESS);
+                Cm.check("rdma_create_id", CREATE_ID, null, channel.segment(), slot, MemorySegment.NULL,
+                        portSpace.value());
+                return new CmId(slot.get(ValueLayout.ADDRESS, 0), channel);
+            }
+        }, channel);
+    }
+
+    /**
+     * An id made by {@code rdma_create_ep} from {@code info} (see {@link AddressInfo#lookup}): bound for a passive
+     * entry, resolved (address and route, by librdmacm, within its own 2 s timeouts) for an active one. Its events then
+     * arrive on {@code channel}.
+     */
+    public static CmId createEndpoint(AddressInfo info, EventChannel channel) throws RdmaException {
+        return create(() -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment slot = arena.allocate(ValueLayout.ADDRESS);
+                Cm.check("rdma_create_ep", CREATE_EP, "for " + info, slot, info.toNative(arena), MemorySegment.NULL,
+                        MemorySegment.NULL);
+                MemorySegment ep = slot.get(ValueLayout.ADDRESS, 0);
+                try {
+                    // rdma_create_ep made a synchronous id (blocking calls); moving it to a channel makes it ours.
+                    Cm.check("rdma_migrate_id", MIGRATE, null, ep, channel.segment());
+                } catch (RdmaException e) {
+                    rdma_cma_h.rdma_destroy_ep(ep);
+                    throw e;
+                }
+                return new CmId(ep, channel);
+            }
+        }, channel);
+    }
+
+    /** The Java id for a native one that a connect request brought on {@code channel}. */
+    static CmId adoptRequest(MemorySegment id, EventChannel channel) {
+        return create(() -> new CmId(id, channel), channel);
+    }
+
+    /** The Java id of a native one, or null if it is not (or no longer) known. */
+    static CmId known(MemorySegment id) {
+        return IDS.get(id.address());
+    }
+
+    /** Binds to a local address and port (port 0: any), as a listener does before {@link #listen} ({@code rdma_bind_addr}). */
+    public void bind(InetSocketAddress local) throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            Cm.check("rdma_bind_addr", BIND, "binding " + local, id, Sockaddrs.of(local, arena));
+        }
+    }
+
+    /**
+     * Starts resolving {@code destination} to an RDMA address (and a local device), from {@code source} or any local
+     * address when null ({@code rdma_resolve_addr}); ends with {@link CmEventType#ADDR_RESOLVED} or
+     * {@link CmEventType#ADDR_ERROR} within {@code timeout}.
+     */
+    public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, Duration timeout)
+            throws RdmaException {
+        checkOpen();
+        int ms = millis(timeout);
+        try (Arena arena = Arena.ofConfined()) {
+            Cm.check("rdma_resolve_addr", RESOLVE_ADDR, "resolving " + destination, id, Sockaddrs.of(source, arena),
+                    Sockaddrs.of(destination, arena), ms);
+        }
+    }
+
+    /**
+     * Starts resolving the route to the resolved address ({@code rdma_resolve_route}); ends with
+     * {@link CmEventType#ROUTE_RESOLVED} or {@link CmEventType#ROUTE_ERROR} within {@code timeout}.
+     */
+    public void resolveRoute(Duration timeout) throws RdmaException {
+        checkOpen();
+        Cm.check("rdma_resolve_route", RESOLVE_ROUTE, null, id, millis(timeout));
+    }
+
+    /**
+     * Resolves address and route to {@code destination}, waiting for each, all within {@code timeout}.
+     *
+     * @throws CmEventException if either fails or does not finish in time
+     */
+    public void resolve(InetSocketAddress destination, Duration timeout)
+            throws RdmaException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        resolveAddress(null, destination, timeout);
+        await(timeout, CmEventType.ADDR_RESOLVED);
+        Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+        resolveRoute(left);
+        await(left, CmEventType.ROUTE_RESOLVED);
+    }
+
+    /** Listens for connect requests on the bound address; they arrive as {@link CmEventType#CONNECT_REQUEST}. */
+    public void listen(int backlog) throws RdmaException {
+        checkOpen();
+        if (backlog < 0) {
+            throw new IllegalArgumentException("backlog must be >= 0, not " + backlog);
+        }
+        Cm.check("rdma_listen", LISTEN, null, id, backlog);
+    }
+
+    /**
+     * Sends a connect request (or, on the UDP port space, a service-ID request) to the resolved peer
+     * ({@code rdma_connect}); ends with {@link CmEventType#ESTABLISHED}, or {@link CmEventType#REJECTED},
+     * {@link CmEventType#UNREACHABLE} or {@link CmEventType#CONNECT_ERROR}.
+     */
+    public void connect(ConnectionParameters parameters) throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            Cm.check("rdma_connect", CONNECT, "connecting " + this, id, parameters.toNative(arena,
+                    portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_REQUEST_DATA
+                            : ConnectionParameters.MAX_CONNECT_DATA, "a connect request"));
+        }
+    }
+
+    /** Accepts the connect request this id came with ({@code rdma_accept}); ends with {@link CmEventType#ESTABLISHED}. */
+    public void accept(ConnectionParameters parameters) throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            Cm.check("rdma_accept", ACCEPT, "accepting " + this, id,
+                    parameters.toNative(arena, ConnectionParameters.MAX_ACCEPT_DATA, "an accept"));
+        }
+    }
+
+    /** Rejects the connect request this id came with, telling the peer {@code privateData} ({@code rdma_reject}). */
+    public void reject(byte[] privateData) throws RdmaException {
+        checkOpen();
+        byte[] data = privateData == null ? new byte[0] : privateData;
+        if (data.length > ConnectionParameters.MAX_REJECT_DATA) {
+            throw new IllegalArgumentException("a reject carries at most " + ConnectionParameters.MAX_REJECT_DATA
+                    + " bytes of private data, not " + data.length);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            Cm.check("rdma_reject", REJECT, "rejecting " + this, id,
+                    data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, data),
+                    (byte) data.length);
+        }
+    }
+
+    /**
+     * Disconnects ({@code rdma_disconnect}): the queue pair goes to the error state, flushing what is outstanding.
+     * The peer gets {@link CmEventType#DISCONNECTED} and answers by calling {@code disconnect()} itself; only then
+     * (or after the CM's timeout) does this side get its {@link CmEventType#DISCONNECTED}.
+     */
+    public void disconnect() throws RdmaException {
+        checkOpen();
+        Cm.check("rdma_disconnect", DISCONNECT, "disconnecting " + this, id);
+    }
+
+    /** Completes a connection whose queue pair was not created through this id ({@code rdma_establish}). */
+    public void establish() throws RdmaException {
+        checkOpen();
+        Cm.check("rdma_establish", ESTABLISH, null, id);
+    }
+
+    /** Tells the connection manager about {@code event} on a queue pair it does not own ({@code rdma_notify}). */
+    public void notify(AsyncEventType event) throws RdmaException {
+        checkOpen();
+        Cm.check("rdma_notify", NOTIFY, null, id, event.value());
+    }
+
+    /** Moves this id to {@code to}: its later events arrive there ({@code rdma_migrate_id}). */
+    public void migrate(EventChannel to) throws RdmaException {
+        checkOpen();
+        EventChannel from = channel;
+        if (to == from) {
+            return;
+        }
+        Cm.check("rdma_migrate_id", MIGRATE, null, id, to.segment());
+        replaceParent(from, to);
+        channel = to;
+    }
+
+    /**
+     * Joins the multicast group {@code group} ({@code rdma_join_multicast}); ends with
+     * {@link CmEventType#MULTICAST_JOIN}, whose {@link CmEvent#datagram()} addresses the group. A queue pair created
+     * through this id is attached to the group then.
+     */
+    public void joinMulticast(InetSocketAddress group) throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            Cm.check("rdma_join_multicast", JOIN, "joining " + group, id, Sockaddrs.of(group, arena),
+                    MemorySegment.NULL);
+        }
+    }
+
+    /** Leaves multicast group {@code group} ({@code rdma_leave_multicast}). */
+    public void leaveMulticast(InetSocketAddress group) throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            Cm.check("rdma_leave_multicast", LEAVE, "leaving " + group, id, Sockaddrs.of(group, arena));
+        }
+    }
+
+    /** Whether the bound port may be reused while earlier connections on it wait out their time ({@code RDMA_OPTION_ID_REUSEADDR}). */
+    public void setReuseAddress(boolean on) throws RdmaException {
+        setOption(rdma_cma_h.RDMA_OPTION_ID_REUSEADDR(), on ? 1 : 0, 4);
+    }
+
+    /** The IP type of service of this id's traffic ({@code RDMA_OPTION_ID_TOS}, 0-255). */
+    public void setTypeOfService(int tos) throws RdmaException {
+        if (tos < 0 || tos > 255) {
+            throw new IllegalArgumentException("type of service is a byte: " + tos);
+        }
+        setOption(rdma_cma_h.RDMA_OPTION_ID_TOS(), tos, 1);
+    }
+
+    /** The QP ACK timeout exponent (4.096 us * 2^timeout) the connection manager sets ({@code RDMA_OPTION_ID_ACK_TIMEOUT}). */
+    public void setAckTimeout(int exponent) throws RdmaException {
+        if (exponent < 0 || exponent > 31) {
+            throw new IllegalArgumentException("ACK timeout exponent must be in 0..31, not " + exponent);
+        }
+        setOption(rdma_cma_h.RDMA_OPTION_ID_ACK_TIMEOUT(), exponent, 1);
+    }
+
+    private void setOption(int name, int value, int size) throws RdmaException {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment v = arena.allocate(4);
+            if (size == 1) {
+                v.set(ValueLayout.JAVA_BYTE, 0, (byte) value);
+            } else {
+                v.set(ValueLayout.JAVA_INT, 0, value);
+            }
+            Cm.check("rdma_set_option", SET_OPTION, null, id, rdma_cma_h.RDMA_OPTION_ID(), name, v, (long) size);
+        }
+    }
+
+    /**
+     * Waits for the next event about this id and returns it if it is one of {@code expected}.
+     *
+     * @throws CmEventException if another event came (a failure, or e.g. a disconnect), or none within {@code timeout}
+     */
+    public CmEvent await(Duration timeout, CmEventType... expected) throws RdmaException, InterruptedException {
+        if (expected.length == 0) {
+            throw new IllegalArgumentException("name the event(s) to wait for");
+        }
+        checkOpen();
+        String call = callFor(expected[0]);
+        CmEvent e = channel.next(this, timeout);
+        if (e == null) {
+            throw new CmEventException(call, Errno.ETIMEDOUT, "no " + Arrays.toString(expected) + " for " + this
+                    + " within " + timeout);
+        }
+        for (CmEventType t : expected) {
+            if (e.type() == t && e.status() == 0) {
+                return e;
+            }
+        }
+        throw new CmEventException(call, e, "waited for " + Arrays.toString(expected) + " on " + this);
+    }
+
+    private static String callFor(CmEventType expected) {
+        return switch (expected) {
+            case ADDR_RESOLVED -> "rdma_resolve_addr";
+            case ROUTE_RESOLVED -> "rdma_resolve_route";
+            case CONNECT_REQUEST -> "rdma_listen";
+            case ESTABLISHED, CONNECT_RESPONSE -> "rdma_connect";
+            case DISCONNECTED -> "rdma_disconnect";
+            case MULTICAST_JOIN -> "rdma_join_multicast";
+            default -> "rdma_get_cm_event";
+        };
+    }
+
+    /**
+     * Creates this id's queue pair as {@code builder} describes it ({@code rdma_create_qp}); the connection manager
+     * moves it through its states on connect and accept (a UD one is ready to send at once). The builder's protection
+     * domain and completion queues must come from {@link #context()}. Close the queue pair before the id.
+     */
+    public QueuePair createQueuePair(QueuePair.Builder builder) throws RdmaException {
+        checkOpen();
+        if (qp != null && !qp.isClosed()) {
+            throw new IllegalStateException(this + " already has " + qp);
+        }
+        QueuePair created = VerbsBridge.hooks().createQueuePair(builder, new VerbsBridge.QpCreator() {
+            @Override
+            public MemorySegment create(MemorySegment pd, MemorySegment init, boolean extended)
+                    throws RdmaException {
+                if (extended) {
+                    Cm.check("rdma_create_qp_ex", CREATE_QP_EX, "for " + CmId.this, id, init);
+                } else {
+                    Cm.check("rdma_create_qp", CREATE_QP, "for " + CmId.this
+                            + " (its protection domain must come from the id's context)", id, pd, init);
+                }
+                return rdma_cm_id.qp(id);
+            }
+
+            @Override
+            public void destroy(MemorySegment ignored) {
+                rdma_cma_h.rdma_destroy_qp(id);
+            }
+        }, this);
+        qp = created;
+        return created;
+    }
+
+    /** The queue pair created through this id, or null. */
+    public QueuePair queuePair() {
+        QueuePair q = qp;
+        return q == null || q.isClosed() ? null : q;
+    }
+
+    /**
+     * The device context this id is bound to: objects for its queue pair come from here.
+     *
+     * @throws IllegalStateException before the id is bound to a device (by bind to a device address, resolve, or a
+     *                               connect request)
+     */
+    public Context context() {
+        checkOpen();
+        MemorySegment verbs = rdma_cm_id.verbs(id);
+        if (verbs.equals(MemorySegment.NULL)) {
+            throw new IllegalStateException(this + " is not bound to a device yet: bind it to a local RDMA address or "
+                    + "resolve an address first");
+        }
+        return VerbsBridge.hooks().adopt(verbs);
+    }
+
+    /** The device port this id uses (0 before it is bound to one). */
+    public int portNumber() {
+        checkOpen();
+        return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
+    }
+
+    public PortSpace portSpace() {
+        return portSpace;
+    }
+
+    /** The channel its events arrive on. */
+    public EventChannel channel() {
+        return channel;
+    }
+
+    /** The local address and port (null before bind or resolve). */
+    public InetSocketAddress localAddress() {
+        checkOpen();
+        return Sockaddrs.read(rdma_addr.src_storage(rdma_route.addr(rdma_cm_id.route(id))));
+    }
+
+    /** The peer's address and port (null before resolve or a connect request). */
+    public InetSocketAddress peerAddress() {
+        checkOpen();
+        return Sockaddrs.read(rdma_addr.dst_storage(rdma_route.addr(rdma_cm_id.route(id))));
+    }
+
+    private static int millis(Duration timeout) {
+        long ms = timeout.toMillis();
+        if (ms <= 0 || ms > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("timeout must be between 1 ms and ~24 days, not " + timeout);
+        }
+        return (int) ms;
+    }
+
+    @Override
+    protected void destroy() throws RdmaException {
+        Cm.check("rdma_destroy_id", DESTROY_ID, null, id);
+        IDS.remove(id.address());
+    }
+
+    @Override
+    public String toString() {
+        return "CmId[" + portSpace + ", 0x" + Long.toHexString(id.address()) + "]";
+    }
+}

@@ -1,0 +1,137 @@
+package io.jrdma.rdmacm;
+
+import io.jrdma.bindings.rdmacm.rdma_conn_param;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * What a side of a connection offers ({@code struct rdma_conn_param}): RDMA read/atomic depths, retry counts,
+ * whether it receives through an SRQ, and private data for the peer's application.
+ *
+ * <pre>{@code
+ * id.connect(ConnectionParameters.defaults().withPrivateData("hello".getBytes()).withRnrRetryCount(7));
+ * }</pre>
+ *
+ * @param responderResources RDMA reads and atomics this side accepts at once from the peer (0-255)
+ * @param initiatorDepth     RDMA reads and atomics this side has outstanding at once towards the peer (0-255)
+ * @param flowControl        whether the hardware flow control of the QP is on (0 or 1)
+ * @param retryCount         transport retries on timeout (0-7; connect only)
+ * @param rnrRetryCount      retries when the peer has no receive posted (0-7, 7 = forever)
+ * @param srq                whether this side's queue pair receives through a shared receive queue
+ * @param qpNumber           the queue pair number, only when the QP was not created through the id
+ * @param privateData        bytes for the peer's application, bounded by the CM message (see {@link #MAX_CONNECT_DATA})
+ */
+public record ConnectionParameters(int responderResources, int initiatorDepth, int flowControl, int retryCount,
+                                   int rnrRetryCount, boolean srq, int qpNumber, byte[] privateData) {
+    /** Private data bytes a connect request carries on the TCP port space (REQ's 92 minus the CM's 36 header bytes). */
+    public static final int MAX_CONNECT_DATA = 56;
+    /** Private data bytes an accept carries (REP). */
+    public static final int MAX_ACCEPT_DATA = 196;
+    /** Private data bytes a reject carries (REJ). */
+    public static final int MAX_REJECT_DATA = 148;
+    /** Private data bytes a UD (SIDR) request carries on the UDP port space. */
+    public static final int MAX_UD_REQUEST_DATA = 180;
+
+    public ConnectionParameters {
+        byte8("responderResources", responderResources);
+        byte8("initiatorDepth", initiatorDepth);
+        range("flowControl", flowControl, 1);
+        range("retryCount", retryCount, 7);
+        range("rnrRetryCount", rnrRetryCount, 7);
+        if ((qpNumber & ~0xffffff) != 0) {
+            throw new IllegalArgumentException("qpNumber is 24 bits: " + qpNumber);
+        }
+        privateData = privateData == null ? new byte[0] : privateData.clone();
+        if (privateData.length > MAX_ACCEPT_DATA) {
+            throw new IllegalArgumentException("private data of " + privateData.length + " bytes; the CM carries at "
+                    + "most " + MAX_ACCEPT_DATA);
+        }
+    }
+
+    /** One outstanding read or atomic each way, 7 retries of each kind, no private data. */
+    public static ConnectionParameters defaults() {
+        return new ConnectionParameters(1, 1, 0, 7, 7, false, 0, null);
+    }
+
+    public ConnectionParameters withResources(int responderResources, int initiatorDepth) {
+        return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
+                srq, qpNumber, privateData);
+    }
+
+    public ConnectionParameters withRetryCount(int retryCount) {
+        return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
+                srq, qpNumber, privateData);
+    }
+
+    public ConnectionParameters withRnrRetryCount(int rnrRetryCount) {
+        return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
+                srq, qpNumber, privateData);
+    }
+
+    public ConnectionParameters withSrq(boolean srq) {
+        return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
+                srq, qpNumber, privateData);
+    }
+
+    public ConnectionParameters withQpNumber(int qpNumber) {
+        return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
+                srq, qpNumber, privateData);
+    }
+
+    public ConnectionParameters withPrivateData(byte[] privateData) {
+        return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
+                srq, qpNumber, privateData);
+    }
+
+    @Override
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    /** The native struct, checking the private data against what {@code call} can carry. */
+    MemorySegment toNative(Arena arena, int maxPrivateData, String call) {
+        if (privateData.length > maxPrivateData) {
+            throw new IllegalArgumentException(call + " carries at most " + maxPrivateData + " bytes of private data, not "
+                    + privateData.length);
+        }
+        MemorySegment p = rdma_conn_param.allocate(arena);
+        if (privateData.length > 0) {
+            rdma_conn_param.private_data(p, arena.allocateFrom(ValueLayout.JAVA_BYTE, privateData));
+        }
+        rdma_conn_param.private_data_len(p, (byte) privateData.length);
+        rdma_conn_param.responder_resources(p, (byte) responderResources);
+        rdma_conn_param.initiator_depth(p, (byte) initiatorDepth);
+        rdma_conn_param.flow_control(p, (byte) flowControl);
+        rdma_conn_param.retry_count(p, (byte) retryCount);
+        rdma_conn_param.rnr_retry_count(p, (byte) rnrRetryCount);
+        rdma_conn_param.srq(p, (byte) (srq ? 1 : 0));
+        rdma_conn_param.qp_num(p, qpNumber);
+        return p;
+    }
+
+    /** What a connection event carried. */
+    static ConnectionParameters fromNative(MemorySegment p) {
+        return new ConnectionParameters(Byte.toUnsignedInt(rdma_conn_param.responder_resources(p)),
+                Byte.toUnsignedInt(rdma_conn_param.initiator_depth(p)), rdma_conn_param.flow_control(p) & 1,
+                rdma_conn_param.retry_count(p) & 7, rdma_conn_param.rnr_retry_count(p) & 7,
+                rdma_conn_param.srq(p) != 0, rdma_conn_param.qp_num(p) & 0xffffff,
+                copy(rdma_conn_param.private_data(p), Byte.toUnsignedInt(rdma_conn_param.private_data_len(p))));
+    }
+
+    static byte[] copy(MemorySegment data, int length) {
+        return data.equals(MemorySegment.NULL) || length == 0 ? new byte[0]
+                : data.reinterpret(length).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    private static void byte8(String what, int v) {
+        range(what, v, 255);
+    }
+
+    private static void range(String what, int v, int max) {
+        if (v < 0 || v > max) {
+            throw new IllegalArgumentException(what + " must be in 0.." + max + ", not " + v);
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package io.jrdma.rdmacm;
+
+import io.jrdma.bindings.rdmacm.rdma_cm_event;
+import io.jrdma.bindings.rdmacm.rdma_cm_id;
+import io.jrdma.bindings.rdmacm.rdma_cma_h;
+import io.jrdma.bindings.rdmacm.rdma_event_channel;
+import io.jrdma.bindings.rdmacm.rdma_ud_param;
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.Fd;
+import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.Verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * A connection-manager event channel ({@code struct rdma_event_channel}): where the events of its ids arrive.
+ * Waits use poll(2) on its file descriptor with a timeout, are interruptible and fine on virtual threads. Each event
+ * is copied into a {@link CmEvent} and acknowledged at once, so none is leaked or acknowledged twice.
+ *
+ * <pre>{@code
+ * try (EventChannel channel = EventChannel.create();
+ *      CmId id = CmId.create(channel, PortSpace.TCP)) {
+ *     id.resolve(new InetSocketAddress("10.0.0.2", 7471), Duration.ofSeconds(2));
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class EventChannel extends NativeResource {
+    private static final MethodHandle CREATE = Cm.capturing(rdma_cma_h.rdma_create_event_channel$address(),
+            rdma_cma_h.rdma_create_event_channel$descriptor());
+    private static final MethodHandle GET_EVENT = Cm.capturing(rdma_cma_h.rdma_get_cm_event$address(),
+            rdma_cma_h.rdma_get_cm_event$descriptor());
+    /** How long one waiter reads before letting others on the same channel look for their events. */
+    private static final Duration TURN = Duration.ofMillis(50);
+
+    private final MemorySegment channel;
+    private final int fd;
+    private final ReentrantLock reading = new ReentrantLock();
+    /** Events read while looking for another id's, in arrival order; guarded by {@link #reading}. */
+    private final ArrayDeque<CmEvent> backlog = new ArrayDeque<>();
+    private volatile Thread loop;
+    /** Set under {@link #reading} when the native channel is gone, so no reader can touch it afterwards. */
+    private boolean destroyed;
+
+    private EventChannel(MemorySegment channel) {
+        this.channel = channel.reinterpret(rdma_event_channel.sizeof());
+        this.fd = rdma_event_channel.fd(this.channel);
+        // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
+        Fd.setNonBlocking(fd);
+    }
+
+    /** Creates an event channel ({@code rdma_create_event_channel}). */
+    public static EventChannel create() throws RdmaException {
+        return new EventChannel(Verbs.pointer("rdma_create_event_channel", CREATE));
+    }
+
+    /** The channel's file descriptor, readable when an event is waiting: for your own poll/epoll loop. */
+    public int fileDescriptor() {
+        checkOpen();
+        return fd;
+    }
+
+    /**
+     * The next event of any of this channel's ids, or null if none comes within {@code timeout} ({@code null}:
+     * wait forever).
+     */
+    public CmEvent poll(Duration timeout) throws RdmaException, InterruptedException {
+        return next(null, timeout);
+    }
+
+    /**
+     * Runs {@code handler} for every event of this channel on a new daemon thread, until the channel closes or the
+     * handler throws. Do not also {@link #poll} a channel that has an event loop.
+     *
+     * @return the loop's thread
+     */
+    public synchronized Thread startEventLoop(Consumer<CmEvent> handler) {
+        checkOpen();
+        if (loop != null) {
+            throw new IllegalStateException(this + " already has an event loop");
+        }
+        loop = Thread.ofPlatform().daemon().name("jrdma-cm-events-" + fd).start(() -> {
+            try {
+                while (!isClosed()) {
+                    CmEvent e = poll(TURN);
+                    if (e != null) {
+                        handler.accept(e);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RdmaException | IllegalStateException e) {
+                if (!isClosed()) {
+                    System.getLogger(EventChannel.class.getName()).log(System.Logger.Level.ERROR,
+                            "event loop of " + this + " stopped", e);
+                }
+            }
+        });
+        return loop;
+    }
+
+    /**
+     * The next event about {@code id} (as its id, or as the listening id of a connect request), or any event when
+     * {@code id} is null; events of other ids read meanwhile are kept, in order, for their own waiters.
+     */
+    CmEvent next(CmId id, Duration timeout) throws RdmaException, InterruptedException {
+        long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (!reading.tryLock(TURN.toMillis(), TimeUnit.MILLISECONDS)) {
+                if (System.nanoTime() - deadline >= 0) {
+                    return null;
+                }
+                continue;
+            }
+            try {
+                if (destroyed) {
+                    throw new IllegalStateException(this + " is closed");
+                }
+                CmEvent kept = takeKept(id);
+                if (kept != null) {
+                    return kept;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                CmEvent e = read(Duration.ofNanos(Math.min(left, TURN.toNanos())));
+                if (e != null) {
+                    if (matches(e, id)) {
+                        return e;
+                    }
+                    backlog.add(e);
+                }
+            } finally {
+                reading.unlock();
+            }
+        }
+    }
+
+    private CmEvent takeKept(CmId id) {
+        for (Iterator<CmEvent> it = backlog.iterator(); it.hasNext(); ) {
+            CmEvent e = it.next();
+            if (matches(e, id)) {
+                it.remove();
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private static boolean matches(CmEvent e, CmId id) {
+        return id == null || e.id() == id || e.listenId() == id;
+    }
+
+    /** Reads, copies and acknowledges one event; null if none came within {@code timeout}. */
+    private CmEvent read(Duration timeout) throws RdmaException, InterruptedException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Errno.allocateState(arena);
+            MemorySegment slot = arena.allocate(ValueLayout.ADDRESS);
+            if (!Fd.awaitEvent(fd, timeout, "rdma_get_cm_event", state,
+                    () -> (int) GET_EVENT.invokeExact(state, channel, slot))) {
+                return null;
+            }
+            MemorySegment ev = slot.get(ValueLayout.ADDRESS, 0).reinterpret(rdma_cm_event.sizeof());
+            try {
+                return copy(ev);
+            } finally {
+                rdma_cma_h.rdma_ack_cm_event(ev);
+            }
+        }
+    }
+
+    private CmEvent copy(MemorySegment ev) {
+        CmEventType type = CmEventType.of(rdma_cm_event.event(ev));
+        int status = rdma_cm_event.status(ev);
+        MemorySegment idPtr = rdma_cm_event.id(ev).reinterpret(rdma_cm_id.sizeof());
+        MemorySegment listenPtr = rdma_cm_event.listen_id(ev);
+        CmId listen = listenPtr.equals(MemorySegment.NULL) ? null : CmId.known(listenPtr);
+        CmId id = type == CmEventType.CONNECT_REQUEST ? CmId.adoptRequest(idPtr, this) : CmId.known(idPtr);
+        MemorySegment param = rdma_cm_event.param(ev);
+        boolean datagram = type == CmEventType.MULTICAST_JOIN || type == CmEventType.MULTICAST_ERROR
+                || ((rdma_cm_id.ps(idPtr) == rdma_cma_h.RDMA_PS_UDP() || rdma_cm_id.ps(idPtr) == rdma_cma_h.RDMA_PS_IPOIB())
+                && carriesParameters(type));
+        return new CmEvent(type, status, id, listen,
+                !datagram && carriesParameters(type)
+                        ? ConnectionParameters.fromNative(rdma_cm_event.param.conn(param)) : null,
+                datagram ? datagramOf(rdma_cm_event.param.ud(param)) : null);
+    }
+
+    private static boolean carriesParameters(CmEventType type) {
+        return switch (type) {
+            case CONNECT_REQUEST, CONNECT_RESPONSE, ESTABLISHED, REJECTED, CONNECT_ERROR, UNREACHABLE, DISCONNECTED,
+                 MULTICAST_JOIN, MULTICAST_ERROR -> true;
+            default -> false;
+        };
+    }
+
+    private static UdParameters datagramOf(MemorySegment ud) {
+        return new UdParameters(rdma_ud_param.qp_num(ud),
+                rdma_ud_param.qkey(ud),
+                ConnectionParameters.copy(rdma_ud_param.private_data(ud),
+                        Byte.toUnsignedInt(rdma_ud_param.private_data_len(ud))),
+                rdma_ud_param.ah_attr(ud).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    MemorySegment segment() {
+        checkOpen();
+        return channel;
+    }
+
+    @Override
+    protected void destroy() {
+        Thread t = loop;
+        if (t != null && t != Thread.currentThread()) {
+            t.interrupt();
+            try {
+                t.join(Duration.ofSeconds(2));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        reading.lock();
+        try {
+            destroyed = true;
+            rdma_cma_h.rdma_destroy_event_channel(channel);
+        } finally {
+            reading.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EventChannel[fd " + fd + (isClosed() ? ", closed]" : "]");
+    }
+}

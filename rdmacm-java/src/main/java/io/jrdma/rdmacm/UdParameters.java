@@ -1,0 +1,58 @@
+package io.jrdma.rdmacm;
+
+import io.jrdma.bindings.rdmacm.ibv_ah_attr;
+import io.jrdma.ibverbs.AddressHandle;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.internal.VerbsBridge;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Where to send datagrams, as a UD connection-manager event says ({@code struct rdma_ud_param}): the remote queue
+ * pair number and Q_Key, and the address vector to build an address handle from. For a multicast join the queue pair
+ * number is {@code 0xFFFFFF}.
+ *
+ * <pre>{@code
+ * UdParameters ud = id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED).datagram();
+ * AddressHandle ah = ud.createAddressHandle(pd);
+ * wr.datagram(ah, ud.qpNumber(), ud.qkey());
+ * }</pre>
+ *
+ * @param qpNumber      remote queue pair number
+ * @param qkey          the Q_Key datagrams to it must carry
+ * @param privateData   what the peer's application sent along
+ * @param addressVector the native {@code struct ibv_ah_attr} of the path to the peer or group
+ */
+public record UdParameters(int qpNumber, int qkey, byte[] privateData, byte[] addressVector) {
+    public UdParameters {
+        if (addressVector.length != ibv_ah_attr.sizeof()) {
+            throw new IllegalArgumentException("an address vector (struct ibv_ah_attr) is " + ibv_ah_attr.sizeof()
+                    + " bytes, not " + addressVector.length);
+        }
+        privateData = privateData.clone();
+        addressVector = addressVector.clone();
+    }
+
+    @Override
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    /** The native {@code struct ibv_ah_attr} bytes. */
+    @Override
+    public byte[] addressVector() {
+        return addressVector.clone();
+    }
+
+    /** An address handle for this destination in {@code pd}, which must be on the id's device. */
+    public AddressHandle createAddressHandle(ProtectionDomain pd) throws RdmaException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_ah_attr.allocate(arena);
+            MemorySegment.copy(addressVector, 0, attr, ValueLayout.JAVA_BYTE, 0, addressVector.length);
+            return VerbsBridge.hooks().createAddressHandle(pd, attr);
+        }
+    }
+}
