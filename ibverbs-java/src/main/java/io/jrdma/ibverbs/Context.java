@@ -41,7 +41,9 @@ import java.util.function.Consumer;
  * }</pre>
  *
  * <p>Closing is idempotent; any query on a closed context throws {@link IllegalStateException}, and a context
- * cannot close while objects created from it (protection domains, completion queues, ...) are open.
+ * cannot close while objects created from it (protection domains, completion queues, ...) are open. The context of
+ * a connection-manager id ({@code CmId.context()}) was opened by librdmacm, which keeps it for the life of the
+ * process: closing it releases only the Java side.
  */
 public final class Context extends NativeResource {
 

@@ -1,6 +1,7 @@
 package io.jrdma.nativetest;
 
 import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.AsyncEventType;
 import io.jrdma.ibverbs.AddressHandle;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
@@ -9,6 +10,7 @@ import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpState;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
@@ -314,6 +316,39 @@ class ConnectionManagerDeviceTest {
                     assertThrows(IllegalStateException.class, moved::close);
                     accepted.close();
                 }
+            }
+        }
+    }
+
+    @Test
+    void idOptionsReachTheQueuePairAndNotifyCompletesTheConnection(Context ctx) throws Exception {
+        InetAddress ip = ipAddress(ctx);
+        try (EventChannel events = EventChannel.create();
+             CmId listener = CmId.create(events, PortSpace.TCP);
+             CmId client = CmId.create(events, PortSpace.TCP)) {
+            listener.setReuseAddress(true);
+            client.setTypeOfService(0x20);
+            client.setAckTimeout(17);
+            assertThrows(IllegalArgumentException.class, () -> client.setAckTimeout(32));
+            listenAndResolve(listener, client, ip);
+            try (Side c = Side.on(client, QpType.RC)) {
+                client.connect(ConnectionParameters.defaults());
+                CmId accepted = listener.await(T, CmEventType.CONNECT_REQUEST).id();
+                try (Side s = Side.on(accepted, QpType.RC)) {
+                    accepted.accept(ConnectionParameters.defaults());
+                    // As if data had come first: the CM completes the connection without waiting for the client's
+                    // ready-to-use message, unless that message won the race.
+                    try {
+                        accepted.notify(AsyncEventType.COMM_EST);
+                    } catch (RdmaException alreadyEstablished) {
+                        assertEquals("EISCONN", alreadyEstablished.errnoName(), alreadyEstablished.getMessage());
+                    }
+                    accepted.await(T, CmEventType.ESTABLISHED);
+                    client.await(T, CmEventType.ESTABLISHED);
+                    assertEquals(17, c.qp().query().timeout(), "the ACK timeout the id was given");
+                    assertEquals(QpState.RTS, s.qp().state());
+                }
+                accepted.close();
             }
         }
     }

@@ -61,8 +61,6 @@ public final class CmId extends NativeResource {
             rdma_cma_h.rdma_reject$descriptor());
     private static final MethodHandle DISCONNECT = Cm.capturing(rdma_cma_h.rdma_disconnect$address(),
             rdma_cma_h.rdma_disconnect$descriptor());
-    private static final MethodHandle ESTABLISH = Cm.capturing(rdma_cma_h.rdma_establish$address(),
-            rdma_cma_h.rdma_establish$descriptor());
     private static final MethodHandle NOTIFY = Cm.capturing(rdma_cma_h.rdma_notify$address(),
             rdma_cma_h.rdma_notify$descriptor());
     private static final MethodHandle MIGRATE = Cm.capturing(rdma_cma_h.rdma_migrate_id$address(),
@@ -244,13 +242,11 @@ public final class CmId extends NativeResource {
         Cm.check("rdma_disconnect", DISCONNECT, "disconnecting " + this, id);
     }
 
-    /** Completes a connection whose queue pair was not created through this id ({@code rdma_establish}). */
-    public void establish() throws RdmaException {
-        checkOpen();
-        Cm.check("rdma_establish", ESTABLISH, null, id);
-    }
-
-    /** Tells the connection manager about {@code event} on a queue pair it does not own ({@code rdma_notify}). */
+    /**
+     * Tells the connection manager about {@code event} on this id's queue pair ({@code rdma_notify}): typically
+     * {@link AsyncEventType#COMM_EST}, when data arrived on the passive side before {@link CmEventType#ESTABLISHED},
+     * which lets the connection manager complete the connection at once.
+     */
     public void notify(AsyncEventType event) throws RdmaException {
         checkOpen();
         Cm.check("rdma_notify", NOTIFY, null, id, event.value());

@@ -13,10 +13,14 @@ import java.time.Duration;
 
 /**
  * Waiting on the file descriptors of completion and event channels with poll(2): bounded slices, so that a
- * waiting thread (platform or virtual) notices interruption within {@link #SLICE_MILLIS} ms.
+ * waiting thread notices interruption within {@link #SLICE_MILLIS} ms. A virtual thread never blocks in poll(2),
+ * which would pin its carrier for the whole slice (a few waiters would starve every other virtual thread): it checks
+ * without blocking and sleeps between checks, a little longer each time up to {@link #VIRTUAL_MAX_SLEEP_NANOS}.
  */
 public final class Fd {
     static final int SLICE_MILLIS = 50;
+    static final long VIRTUAL_MAX_SLEEP_NANOS = 2_000_000;
+    private static final long VIRTUAL_FIRST_SLEEP_NANOS = 20_000;
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MemoryLayout POLLFD = MemoryLayout.structLayout(
             ValueLayout.JAVA_INT.withName("fd"), ValueLayout.JAVA_SHORT.withName("events"),
@@ -47,6 +51,8 @@ public final class Fd {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pfd = arena.allocate(POLLFD);
             MemorySegment state = Errno.allocateState(arena);
+            boolean virtual = Thread.currentThread().isVirtual();
+            long sleep = VIRTUAL_FIRST_SLEEP_NANOS;
             while (true) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while waiting on fd " + fd);
@@ -58,13 +64,17 @@ public final class Fd {
                 pfd.set(ValueLayout.JAVA_INT, 0, fd);
                 pfd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
                 pfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
-                int slice = (int) Math.min(SLICE_MILLIS, Math.max(1, left / 1_000_000));
+                int slice = virtual ? 0 : (int) Math.min(SLICE_MILLIS, Math.max(1, left / 1_000_000));
                 int rc = (int) POLL.invokeExact(state, pfd, 1L, slice);
                 if (rc > 0) {
                     return true;
                 }
                 if (rc < 0 && Errno.read(state) != EINTR) {
                     throw new IllegalStateException("poll(2) on fd " + fd + " failed: " + Errno.name(Errno.read(state)));
+                }
+                if (virtual) {
+                    Thread.sleep(Duration.ofNanos(Math.min(sleep, left)));
+                    sleep = Math.min(sleep * 2, VIRTUAL_MAX_SLEEP_NANOS);
                 }
             }
         } catch (InterruptedException | RuntimeException e) {

@@ -1,0 +1,58 @@
+package io.jrdma.rdmacm;
+
+/**
+ * How an {@link RdmaConnection} is set up: the largest message {@link RdmaConnection#send} takes, the depths of its
+ * queues, how many RDMA reads and atomics may be outstanding, and private data for the peer's application.
+ *
+ * <pre>{@code
+ * ConnectionOptions opts = ConnectionOptions.defaults().withMaxMessageSize(64 * 1024).withPrivateData(token);
+ * }</pre>
+ *
+ * @param maxMessageSize the largest message in bytes (1 to 16 MiB)
+ * @param sendDepth      send requests outstanding at once (at least 2)
+ * @param receiveDepth   messages the connection can take before the application receives them (at least 2)
+ * @param readDepth      RDMA reads and atomics outstanding at once, each way (1 to 16)
+ * @param privateData    bytes sent with the connect request or the accept (at most 56)
+ */
+public record ConnectionOptions(int maxMessageSize, int sendDepth, int receiveDepth, int readDepth,
+                                byte[] privateData) {
+    public ConnectionOptions {
+        if (maxMessageSize < 1 || maxMessageSize > 16 << 20) {
+            throw new IllegalArgumentException("maxMessageSize must be 1 to 16 MiB, not " + maxMessageSize);
+        }
+        if (sendDepth < 2 || receiveDepth < 2) {
+            throw new IllegalArgumentException("queue depths must be at least 2, not " + sendDepth + " and "
+                    + receiveDepth);
+        }
+        if (readDepth < 1 || readDepth > 16) {
+            throw new IllegalArgumentException("readDepth must be 1 to 16, not " + readDepth);
+        }
+        privateData = privateData == null ? new byte[0] : privateData.clone();
+        if (privateData.length > ConnectionParameters.MAX_CONNECT_DATA) {
+            throw new IllegalArgumentException("private data of " + privateData.length + " bytes; a connect request "
+                    + "carries at most " + ConnectionParameters.MAX_CONNECT_DATA);
+        }
+    }
+
+    /** 4 KiB messages, 16 sends and 16 receives in flight, 4 reads or atomics, no private data. */
+    public static ConnectionOptions defaults() {
+        return new ConnectionOptions(4096, 16, 16, 4, null);
+    }
+
+    public ConnectionOptions withMaxMessageSize(int bytes) {
+        return new ConnectionOptions(bytes, sendDepth, receiveDepth, readDepth, privateData);
+    }
+
+    public ConnectionOptions withDepths(int send, int receive) {
+        return new ConnectionOptions(maxMessageSize, send, receive, readDepth, privateData);
+    }
+
+    public ConnectionOptions withPrivateData(byte[] data) {
+        return new ConnectionOptions(maxMessageSize, sendDepth, receiveDepth, readDepth, data);
+    }
+
+    @Override
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+}
