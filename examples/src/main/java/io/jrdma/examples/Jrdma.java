@@ -33,6 +33,7 @@ public final class Jrdma {
         try {
             return switch (rest.getFirst()) {
                 case "devices" -> new DevicesCommand(out).run(rest.subList(1, rest.size()));
+                case "demo" -> new DemoCommand(out).run(rest.subList(1, rest.size()));
                 default -> {
                     err.println("jrdma: unknown command '" + rest.getFirst() + "'\n" + usage());
                     yield 2;
@@ -53,6 +54,8 @@ public final class Jrdma {
     static String usage() {
         return String.join("\n", Arrays.asList(
                 "usage: jrdma [--debug] COMMAND [OPTIONS]",
-                "  devices [-v] [-d DEVICE]   list RDMA devices and their ports (like ibv_devinfo); -v adds the GID table"));
+                "  devices [-v] [-d DEVICE]   list RDMA devices and their ports (like ibv_devinfo); -v adds the GID table",
+                "  demo [-a ADDRESS] [-n N]   a server and a client connected through the CM: send/receive, RDMA write",
+                "                             and read, atomics, each checked, with latencies"));
     }
 }

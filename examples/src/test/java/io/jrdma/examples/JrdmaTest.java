@@ -54,4 +54,21 @@ class JrdmaTest {
         assertEquals(0, run("--help"));
         assertTrue(out.toString().contains("devices [-v]"), out.toString());
     }
+
+    @Test
+    void demoOptionsAreCheckedBeforeTouchingAnyDevice() {
+        assertEquals(2, run("demo", "-n", "0"));
+        assertTrue(err.toString().contains("-n needs a positive number, not '0'"), err.toString());
+        assertEquals(2, run("demo", "--frob"));
+        assertTrue(err.toString().contains("demo: unknown option '--frob'"), err.toString());
+    }
+
+    @Test
+    void latenciesReportMedianP99AndMax() {
+        long[] nanos = new long[100];
+        for (int i = 0; i < 100; i++) {
+            nanos[i] = (100 - i) * 1000L;
+        }
+        assertEquals("median 51.0 us, p99 99.0 us, max 100.0 us", Latencies.of(nanos).toString());
+    }
 }
