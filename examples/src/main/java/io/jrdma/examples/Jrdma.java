@@ -34,6 +34,7 @@ public final class Jrdma {
             return switch (rest.getFirst()) {
                 case "devices" -> new DevicesCommand(out).run(rest.subList(1, rest.size()));
                 case "demo" -> new DemoCommand(out).run(rest.subList(1, rest.size()));
+                case "rping" -> new RpingCommand(out, err).run(rest.subList(1, rest.size()));
                 default -> {
                     err.println("jrdma: unknown command '" + rest.getFirst() + "'\n" + usage());
                     yield 2;
@@ -56,6 +57,8 @@ public final class Jrdma {
                 "usage: jrdma [--debug] COMMAND [OPTIONS]",
                 "  devices [-v] [-d DEVICE]   list RDMA devices and their ports (like ibv_devinfo); -v adds the GID table",
                 "  demo [-a ADDRESS] [-n N]   a server and a client connected through the CM: send/receive, RDMA write",
-                "                             and read, atomics, each checked, with latencies"));
+                "                             and read, atomics, each checked, with latencies",
+                "  rping (-s|-c) -a ADDRESS [-p PORT] [-C COUNT] [-S SIZE] [-I SOURCE] [-v] [-V]",
+                "                             librdmacm's rping protocol, interoperable with the C rping"));
     }
 }
