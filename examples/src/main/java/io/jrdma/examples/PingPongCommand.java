@@ -20,7 +20,8 @@ final class PingPongCommand {
 
     int run(List<String> args) throws Exception {
         if (args.isEmpty() || isHelp(args.getFirst())) {
-            out.println("usage: jrdma pingpong {rc,uc,ud,srq} [OPTIONS] [SERVER]  (jrdma pingpong VARIANT -h: options)");
+            out.println("usage: jrdma pingpong {rc,uc,ud,srq} [OPTIONS] [SERVER]"
+                    + "  (jrdma pingpong VARIANT -h lists the options)");
             return args.isEmpty() ? 2 : 0;
         }
         if (args.stream().anyMatch(PingPongCommand::isHelp)) {

@@ -126,7 +126,8 @@ final class PingPongHandshake {
                 last = e;
             }
         }
-        throw new IOException("couldn't connect to " + host + ":" + port + (last == null ? "" : ": " + last.getMessage()));
+        throw new IOException("couldn't connect to " + host + ":" + port
+                + (last == null ? "" : ": " + last.getMessage()));
     }
 
     private static List<Endpoint> read(InputStream in, int count) throws IOException {
