@@ -9,6 +9,7 @@ import java.util.List;
  *
  * <pre>{@code
  * $ scripts/jrdma devices -v
+ * $ scripts/jrdma pingpong rc -g 1 -c 10.0.2.15
  * }</pre>
  *
  * <p>Errors are one line and a non-zero exit; {@code --debug} adds the stack trace.
@@ -22,8 +23,8 @@ public final class Jrdma {
         System.exit(run(List.of(args), System.out, System.err));
     }
 
-    /** Runs one command line; returns the exit status. */
-    static int run(List<String> args, PrintStream out, PrintStream err) {
+    /** Runs one command line, printing to {@code out} and {@code err}; returns the exit status. */
+    public static int run(List<String> args, PrintStream out, PrintStream err) {
         boolean debug = args.contains("--debug");
         List<String> rest = args.stream().filter(a -> !a.equals("--debug")).toList();
         if (rest.isEmpty() || rest.getFirst().equals("-h") || rest.getFirst().equals("--help")) {
@@ -34,6 +35,7 @@ public final class Jrdma {
             return switch (rest.getFirst()) {
                 case "devices" -> new DevicesCommand(out).run(rest.subList(1, rest.size()));
                 case "demo" -> new DemoCommand(out).run(rest.subList(1, rest.size()));
+                case "pingpong" -> new PingPongCommand(out).run(rest.subList(1, rest.size()));
                 case "rping" -> new RpingCommand(out, err).run(rest.subList(1, rest.size()));
                 default -> {
                     err.println("jrdma: unknown command '" + rest.getFirst() + "'\n" + usage());
@@ -58,6 +60,9 @@ public final class Jrdma {
                 "  devices [-v] [-d DEVICE]   list RDMA devices and their ports (like ibv_devinfo); -v adds the GID table",
                 "  demo [-a ADDRESS] [-n N]   a server and a client connected through the CM: send/receive, RDMA write",
                 "                             and read, atomics, each checked, with latencies",
+                "  pingpong {rc,uc,ud,srq} [OPTIONS] [SERVER]",
+                "                             ping-pong SENDs like ibv_{rc,uc,ud,srq}_pingpong, interoperating with them;",
+                "                             without SERVER, wait for a client; pingpong VARIANT -h lists the options",
                 "  rping (-s|-c) -a ADDRESS [-p PORT] [-C COUNT] [-S SIZE] [-I SOURCE] [-v] [-V]",
                 "                             librdmacm's rping protocol, interoperable with the C rping"));
     }

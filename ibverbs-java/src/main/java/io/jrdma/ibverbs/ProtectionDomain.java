@@ -141,8 +141,17 @@ public final class ProtectionDomain extends NativeResource {
      * GRH from local GID {@code gidIndex}, or -1 to route by LID only.
      */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex) throws RdmaException {
+        return createAddressHandle(remote, port, gidIndex, 0);
+    }
+
+    /** As {@link #createAddressHandle(Endpoint, int, int)}, sending at service level {@code serviceLevel} (0..15). */
+    public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex, int serviceLevel)
+            throws RdmaException {
         checkOpen();
-        return AddressHandle.create(this, remote, port, gidIndex, 0);
+        if (serviceLevel < 0 || serviceLevel > 15) {
+            throw new IllegalArgumentException("service level must be in [0, 15], not " + serviceLevel);
+        }
+        return AddressHandle.create(this, remote, port, gidIndex, serviceLevel);
     }
 
     /**

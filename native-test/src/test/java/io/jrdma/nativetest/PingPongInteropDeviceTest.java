@@ -1,0 +1,215 @@
+package io.jrdma.nativetest;
+
+import io.jrdma.examples.Jrdma;
+import io.jrdma.ibverbs.Context;
+import io.jrdma.junit.RdmaDeviceTest;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code jrdma pingpong} against rdma-core's {@code ibv_*_pingpong}, each variant in both roles, with data validation
+ * (-c) over the RoCE v2 GID: the handshake, the transport setup and the data path must all match the C examples'.
+ */
+@RdmaDeviceTest
+class PingPongInteropDeviceTest {
+    private static final int ITERS = 300;
+    private static final Pattern LOCAL_QPN = Pattern.compile("local address: +LID 0x\\p{XDigit}{4}, QPN 0x(\\w{6})");
+    private static final Pattern REMOTE_QPN = Pattern.compile("remote address: LID 0x\\p{XDigit}{4}, QPN 0x(\\w{6})");
+
+    @Test
+    void rcJavaServerCClient(Context ctx) throws Exception {
+        javaServerCClient(ctx, "rc", 18601, 8192, "-s", "8192");
+    }
+
+    @Test
+    void rcCServerJavaClient(Context ctx) throws Exception {
+        cServerJavaClient(ctx, "rc", 18602, 8192, "-s", "8192");
+    }
+
+    @Test
+    void ucJavaServerCClientWithEvents(Context ctx) throws Exception {
+        javaServerCClient(ctx, "uc", 18603, 4096, "-e");
+    }
+
+    @Test
+    void ucCServerJavaClientWithEvents(Context ctx) throws Exception {
+        cServerJavaClient(ctx, "uc", 18604, 4096, "-e");
+    }
+
+    @Test
+    void udJavaServerCClient(Context ctx) throws Exception {
+        javaServerCClient(ctx, "ud", 18605, 1024);
+    }
+
+    @Test
+    void udCServerJavaClient(Context ctx) throws Exception {
+        cServerJavaClient(ctx, "ud", 18606, 1024);
+    }
+
+    @Test
+    void srqJavaServerCClient(Context ctx) throws Exception {
+        javaServerCClient(ctx, "srq", 18607, 4096);
+    }
+
+    @Test
+    void srqCServerJavaClient(Context ctx) throws Exception {
+        cServerJavaClient(ctx, "srq", 18608, 4096, "-q", "4");
+    }
+
+    private void javaServerCClient(Context ctx, String variant, int port, int size, String... extra)
+            throws Exception {
+        List<String> args = args(ctx, port, extra);
+        CompletableFuture<Run> server = jrdma(variant, args);
+        awaitListening(port, server);
+        Run client = c(variant, withServer(args));
+        Run javaServer = server.get(120, TimeUnit.SECONDS);
+        check(variant, size, javaServer, client);
+    }
+
+    private void cServerJavaClient(Context ctx, String variant, int port, int size, String... extra)
+            throws Exception {
+        List<String> args = args(ctx, port, extra);
+        Path log = Files.createTempFile("ibv_" + variant + "_pingpong", ".log");
+        Process server = new ProcessBuilder(command(variant, args)).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        try {
+            awaitListening(port, server.onExit());
+            Run client = jrdma(variant, withServer(args)).get(120, TimeUnit.SECONDS);
+            assertTrue(server.waitFor(60, TimeUnit.SECONDS), "ibv_" + variant + "_pingpong server finished");
+            check(variant, size, new Run(server.exitValue(), Files.readString(log)), client);
+        } finally {
+            server.destroyForcibly();
+        }
+    }
+
+    /** Both sides ran to the end, counted the same bytes, the server found the client's data, QPNs match. */
+    private static void check(String variant, int size, Run server, Run client) {
+        String logs = "server:\n" + server.output + "\nclient:\n" + client.output;
+        assertEquals(0, server.status, logs);
+        assertEquals(0, client.status, logs);
+        for (Run r : List.of(server, client)) {
+            // The examples count both directions: 2 x iters x size bytes.
+            assertTrue(r.output.contains(2L * ITERS * size + " bytes in "), logs);
+            assertTrue(r.output.contains(ITERS + " iters in "), logs);
+        }
+        assertFalse(server.output.contains("invalid data"), logs);
+        assertEquals(qpns(LOCAL_QPN, server.output), qpns(REMOTE_QPN, client.output), "client saw the server's QPs\n"
+                + logs);
+        assertEquals(qpns(LOCAL_QPN, client.output), qpns(REMOTE_QPN, server.output), "server saw the client's QPs\n"
+                + logs);
+        assertFalse(qpns(LOCAL_QPN, server.output).isEmpty(), logs);
+        // ud_pingpong's local address line alone has "PSN 0x…: GID".
+        String separator = variant.equals("ud") ? ":" : ",";
+        for (Run r : List.of(server, client)) {
+            assertTrue(Pattern.compile("local address: +LID .*, PSN 0x\\p{XDigit}{6}" + separator + " GID ")
+                    .matcher(r.output).find(), logs);
+        }
+    }
+
+    private static List<String> qpns(Pattern p, String output) {
+        List<String> found = new ArrayList<>();
+        Matcher m = p.matcher(output);
+        while (m.find()) {
+            found.add(m.group(1).toLowerCase(Locale.ROOT));
+        }
+        return found;
+    }
+
+    private static List<String> args(Context ctx, int port, String... extra) throws IOException {
+        List<String> args = new ArrayList<>(List.of("-d", ctx.device().name(), "-n", Integer.toString(ITERS), "-c",
+                "-p", Integer.toString(port)));
+        int gid = DeviceSupport.gidIndex(ctx);
+        if (gid >= 0) {
+            args.addAll(List.of("-g", Integer.toString(gid)));
+        }
+        args.addAll(List.of(extra));
+        return args;
+    }
+
+    private static List<String> withServer(List<String> args) {
+        List<String> client = new ArrayList<>(args);
+        client.add("127.0.0.1");
+        return client;
+    }
+
+    private static List<String> command(String variant, List<String> args) {
+        List<String> cmd = new ArrayList<>(List.of("ibv_" + variant + "_pingpong"));
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    private static Run c(String variant, List<String> args) throws Exception {
+        Process p = new ProcessBuilder(command(variant, args)).redirectErrorStream(true).start();
+        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        try {
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "ibv_" + variant + "_pingpong client finished");
+            return new Run(p.exitValue(), output.get(10, TimeUnit.SECONDS));
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /** {@code jrdma pingpong VARIANT ARGS} on a daemon thread, so that a hung exchange cannot keep the JVM alive. */
+    private static CompletableFuture<Run> jrdma(String variant, List<String> args) {
+        CompletableFuture<Run> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+            List<String> line = new ArrayList<>(List.of("pingpong", variant));
+            line.addAll(args);
+            int status = Jrdma.run(line, out, out);
+            result.complete(new Run(status, bytes.toString(StandardCharsets.UTF_8)));
+        }, "jrdma-pingpong-" + variant);
+        t.setDaemon(true);
+        t.start();
+        return result;
+    }
+
+    /** Waits until something listens on TCP {@code port}, failing early if {@code server} ends first. */
+    private static void awaitListening(int port, CompletableFuture<?> server) throws Exception {
+        String hexPort = String.format(":%04X ", port);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            for (Path table : List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6"))) {
+                for (String row : Files.exists(table) ? Files.readAllLines(table) : List.<String>of()) {
+                    String[] f = row.trim().split("\\s+");
+                    // local_address is field 1, st (0A = LISTEN) field 3
+                    if (f.length > 3 && (f[1] + " ").endsWith(hexPort) && f[3].equals("0A")) {
+                        return;
+                    }
+                }
+            }
+            if (server.isDone()) {
+                throw new AssertionError("the server ended before listening: " + server.get());
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("nothing listens on port " + port);
+    }
+
+    private record Run(int status, String output) {
+    }
+}
