@@ -71,4 +71,23 @@ class JrdmaTest {
         }
         assertEquals("median 51.0 us, p99 99.0 us, max 100.0 us", Latencies.of(nanos).toString());
     }
+
+    @Test
+    void rpingNeedsARoleAndTheClientAnAddress() {
+        assertEquals(2, run("rping", "-v"));
+        assertTrue(err.toString().contains("say -s (server) or -c (client)"), err.toString());
+        assertEquals(2, run("rping", "-c"));
+        assertTrue(err.toString().contains("the client needs the server's address"), err.toString());
+        assertEquals(2, run("rping", "-c", "-a", "127.0.0.1", "-S", "10"));
+        assertTrue(err.toString().contains("-S must be 26 to 65535"), err.toString());
+    }
+
+    @Test
+    void rpingFillsItsBufferAsTheCClientDoes() {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment buf = arena.allocate(32);
+            RpingCommand.fill(buf, 3, 121);
+            assertEquals("rdma-ping-3: yzABCDEFGHIJKLMNOP", RpingCommand.cString(buf));
+        }
+    }
 }

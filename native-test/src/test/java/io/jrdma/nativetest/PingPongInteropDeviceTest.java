@@ -1,14 +1,10 @@
 package io.jrdma.nativetest;
 
-import io.jrdma.examples.Jrdma;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,10 +72,10 @@ class PingPongInteropDeviceTest {
     private void javaServerCClient(Context ctx, String variant, int port, int size, String... extra)
             throws Exception {
         List<String> args = args(ctx, port, extra);
-        CompletableFuture<Run> server = jrdma(variant, args);
+        CompletableFuture<ToolRun> server = jrdma(variant, args);
         awaitListening(port, server);
-        Run client = c(variant, withServer(args));
-        Run javaServer = server.get(120, TimeUnit.SECONDS);
+        ToolRun client = c(variant, withServer(args));
+        ToolRun javaServer = server.get(120, TimeUnit.SECONDS);
         check(variant, size, javaServer, client);
     }
 
@@ -91,35 +87,35 @@ class PingPongInteropDeviceTest {
                 .redirectOutput(log.toFile()).start();
         try {
             awaitListening(port, server.onExit());
-            Run client = jrdma(variant, withServer(args)).get(120, TimeUnit.SECONDS);
+            ToolRun client = jrdma(variant, withServer(args)).get(120, TimeUnit.SECONDS);
             assertTrue(server.waitFor(60, TimeUnit.SECONDS), "ibv_" + variant + "_pingpong server finished");
-            check(variant, size, new Run(server.exitValue(), Files.readString(log)), client);
+            check(variant, size, new ToolRun(server.exitValue(), Files.readString(log)), client);
         } finally {
             server.destroyForcibly();
         }
     }
 
     /** Both sides ran to the end, counted the same bytes, the server found the client's data, QPNs match. */
-    private static void check(String variant, int size, Run server, Run client) {
-        String logs = "server:\n" + server.output + "\nclient:\n" + client.output;
-        assertEquals(0, server.status, logs);
-        assertEquals(0, client.status, logs);
-        for (Run r : List.of(server, client)) {
+    private static void check(String variant, int size, ToolRun server, ToolRun client) {
+        String logs = "server:\n" + server.output() + "\nclient:\n" + client.output();
+        assertEquals(0, server.status(), logs);
+        assertEquals(0, client.status(), logs);
+        for (ToolRun r : List.of(server, client)) {
             // The examples count both directions: 2 x iters x size bytes.
-            assertTrue(r.output.contains(2L * ITERS * size + " bytes in "), logs);
-            assertTrue(r.output.contains(ITERS + " iters in "), logs);
+            assertTrue(r.output().contains(2L * ITERS * size + " bytes in "), logs);
+            assertTrue(r.output().contains(ITERS + " iters in "), logs);
         }
-        assertFalse(server.output.contains("invalid data"), logs);
-        assertEquals(qpns(LOCAL_QPN, server.output), qpns(REMOTE_QPN, client.output), "client saw the server's QPs\n"
+        assertFalse(server.output().contains("invalid data"), logs);
+        assertEquals(qpns(LOCAL_QPN, server.output()), qpns(REMOTE_QPN, client.output()), "client saw the server's QPs\n"
                 + logs);
-        assertEquals(qpns(LOCAL_QPN, client.output), qpns(REMOTE_QPN, server.output), "server saw the client's QPs\n"
+        assertEquals(qpns(LOCAL_QPN, client.output()), qpns(REMOTE_QPN, server.output()), "server saw the client's QPs\n"
                 + logs);
-        assertFalse(qpns(LOCAL_QPN, server.output).isEmpty(), logs);
+        assertFalse(qpns(LOCAL_QPN, server.output()).isEmpty(), logs);
         // ud_pingpong's local address line alone has "PSN 0x…: GID".
         String separator = variant.equals("ud") ? ":" : ",";
-        for (Run r : List.of(server, client)) {
+        for (ToolRun r : List.of(server, client)) {
             assertTrue(Pattern.compile("local address: +LID .*, PSN 0x\\p{XDigit}{6}" + separator + " GID ")
-                    .matcher(r.output).find(), logs);
+                    .matcher(r.output()).find(), logs);
         }
     }
 
@@ -155,37 +151,15 @@ class PingPongInteropDeviceTest {
         return cmd;
     }
 
-    private static Run c(String variant, List<String> args) throws Exception {
-        Process p = new ProcessBuilder(command(variant, args)).redirectErrorStream(true).start();
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        });
-        try {
-            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "ibv_" + variant + "_pingpong client finished");
-            return new Run(p.exitValue(), output.get(10, TimeUnit.SECONDS));
-        } finally {
-            p.destroyForcibly();
-        }
+    private static ToolRun c(String variant, List<String> args) throws Exception {
+        return ToolRun.process(command(variant, args), 120);
     }
 
-    /** {@code jrdma pingpong VARIANT ARGS} on a daemon thread, so that a hung exchange cannot keep the JVM alive. */
-    private static CompletableFuture<Run> jrdma(String variant, List<String> args) {
-        CompletableFuture<Run> result = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-            List<String> line = new ArrayList<>(List.of("pingpong", variant));
-            line.addAll(args);
-            int status = Jrdma.run(line, out, out);
-            result.complete(new Run(status, bytes.toString(StandardCharsets.UTF_8)));
-        }, "jrdma-pingpong-" + variant);
-        t.setDaemon(true);
-        t.start();
-        return result;
+    /** {@code jrdma pingpong VARIANT ARGS}, in this process. */
+    private static CompletableFuture<ToolRun> jrdma(String variant, List<String> args) {
+        List<String> line = new ArrayList<>(List.of("pingpong", variant));
+        line.addAll(args);
+        return ToolRun.jrdma(line);
     }
 
     /** Waits until something listens on TCP {@code port}, failing early if {@code server} ends first. */
@@ -208,8 +182,5 @@ class PingPongInteropDeviceTest {
             Thread.sleep(100);
         }
         throw new AssertionError("nothing listens on port " + port);
-    }
-
-    private record Run(int status, String output) {
     }
 }

@@ -1,0 +1,49 @@
+package io.jrdma.nativetest;
+
+import io.jrdma.examples.Jrdma;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** How a command-line tool ran in an interop test: its exit status and everything it printed. */
+record ToolRun(int status, String output) {
+
+    /** {@code jrdma LINE} on a daemon thread, so that a hung exchange cannot keep the JVM alive. */
+    static CompletableFuture<ToolRun> jrdma(List<String> line) {
+        CompletableFuture<ToolRun> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+            int status = Jrdma.run(line, out, out);
+            result.complete(new ToolRun(status, bytes.toString(StandardCharsets.UTF_8)));
+        }, "jrdma-" + line.getFirst());
+        t.setDaemon(true);
+        t.start();
+        return result;
+    }
+
+    /** Runs the C tool {@code command} to its end (at most {@code seconds}). */
+    static ToolRun process(List<String> command, int seconds) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), command.getFirst() + " finished");
+            return new ToolRun(p.exitValue(), output.get(10, TimeUnit.SECONDS));
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+}
