@@ -3,8 +3,6 @@ package io.jrdma.examples;
 import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.Device;
-import io.jrdma.ibverbs.GidEntry;
-import io.jrdma.ibverbs.GidType;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.rdmacm.ConnectionOptions;
@@ -52,8 +50,9 @@ final class DemoCommand {
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
-                case "-a", "--address" -> address = InetAddress.getByName(value(args, i++, a));
-                case "-n", "--iters" -> iterations = positive(value(args, i++, a), a);
+                case "-a", "--address" -> address = InetAddress.getByName(Args.value("demo", args, i++));
+                case "-n", "--iters" -> iterations = Args.number("demo", a, Args.value("demo", args, i++),
+                        1, Integer.MAX_VALUE);
                 default -> throw new IllegalArgumentException("demo: unknown option '" + a + "'");
             }
         }
@@ -180,18 +179,9 @@ final class DemoCommand {
     private static InetAddress firstRoceAddress() throws Exception {
         for (Device d : Device.list()) {
             try (Context ctx = Context.open(d.name())) {
-                int n = ctx.queryPort(1).gidTableLength();
-                for (int i = 0; i < n; i++) {
-                    GidEntry e;
-                    try {
-                        e = ctx.queryGid(1, i);
-                    } catch (RdmaException unpopulated) {
-                        continue;
-                    }
-                    byte[] g = e.gid();
-                    if (e.type() == GidType.ROCE_V2 && g[10] == (byte) 0xff && g[11] == (byte) 0xff) {
-                        return InetAddress.getByAddress(Arrays.copyOfRange(g, 12, 16));
-                    }
+                int index = RoceGids.ipv4Index(ctx, 1);
+                if (index >= 0) {
+                    return InetAddress.getByAddress(Arrays.copyOfRange(ctx.queryGid(1, index).gid(), 12, 16));
                 }
             }
         }
@@ -217,24 +207,5 @@ final class DemoCommand {
             end++;
         }
         return new String(privateData, 0, end, StandardCharsets.US_ASCII);
-    }
-
-    private static String value(List<String> args, int i, String option) {
-        if (i + 1 >= args.size()) {
-            throw new IllegalArgumentException("demo: " + option + " needs a value");
-        }
-        return args.get(i + 1);
-    }
-
-    private static int positive(String v, String option) {
-        try {
-            int n = Integer.parseInt(v);
-            if (n > 0) {
-                return n;
-            }
-        } catch (NumberFormatException ignored) {
-            // said below
-        }
-        throw new IllegalArgumentException("demo: " + option + " needs a positive number, not '" + v + "'");
     }
 }

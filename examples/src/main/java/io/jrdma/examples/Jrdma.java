@@ -35,6 +35,7 @@ public final class Jrdma {
             return switch (rest.getFirst()) {
                 case "devices" -> new DevicesCommand(out).run(rest.subList(1, rest.size()));
                 case "demo" -> new DemoCommand(out).run(rest.subList(1, rest.size()));
+                case "hello" -> new HelloCommand(out).run(rest.subList(1, rest.size()));
                 case "pingpong" -> new PingPongCommand(out).run(rest.subList(1, rest.size()));
                 case "rping" -> new RpingCommand(out, err).run(rest.subList(1, rest.size()));
                 default -> {
@@ -60,6 +61,9 @@ public final class Jrdma {
                 "  devices [-v] [-d DEVICE]   list RDMA devices and their ports (like ibv_devinfo); -v adds the GID table",
                 "  demo [-a ADDRESS] [-n N]   a server and a client connected through the CM: send/receive, RDMA write",
                 "                             and read, atomics, each checked, with latencies",
+                "  hello [-d DEVICE] [-i PORT] [-g GID] [-p TCP_PORT] [SERVER]",
+                "                             two processes exchange LID, QPN, PSN, GID, address and rkey over TCP; the",
+                "                             client RDMA-writes \"hello verbs\" into the server's memory",
                 "  pingpong {rc,uc,ud,srq} [OPTIONS] [SERVER]",
                 "                             ping-pong SENDs like ibv_{rc,uc,ud,srq}_pingpong, interoperating with them;",
                 "                             without SERVER, wait for a client; pingpong VARIANT -h lists the options",

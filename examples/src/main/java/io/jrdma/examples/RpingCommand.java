@@ -97,11 +97,11 @@ final class RpingCommand {
                 case "-v" -> verbose = true;
                 case "-V" -> validate = true;
                 case "-d" -> { } // C rping's debug prints: nothing to add here
-                case "-a" -> address = InetAddress.getByName(value(args, i++, a));
-                case "-I" -> source = InetAddress.getByName(value(args, i++, a));
-                case "-p" -> port = number(value(args, i++, a), a, 0, 65535);
-                case "-C" -> count = number(value(args, i++, a), a, 0, Integer.MAX_VALUE);
-                case "-S" -> size = number(value(args, i++, a), a, MIN_SIZE, MAX_SIZE);
+                case "-a" -> address = InetAddress.getByName(Args.value("rping", args, i++));
+                case "-I" -> source = InetAddress.getByName(Args.value("rping", args, i++));
+                case "-p" -> port = Args.number("rping", a, Args.value("rping", args, i++), 0, 65535);
+                case "-C" -> count = Args.number("rping", a, Args.value("rping", args, i++), 0, Integer.MAX_VALUE);
+                case "-S" -> size = Args.number("rping", a, Args.value("rping", args, i++), MIN_SIZE, MAX_SIZE);
                 default -> throw new IllegalArgumentException("rping: unknown option '" + a + "'");
             }
         }
@@ -298,24 +298,5 @@ final class RpingCommand {
             end++;
         }
         return new String(buf.asSlice(0, end).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.US_ASCII);
-    }
-
-    private static String value(List<String> args, int i, String option) {
-        if (i + 1 >= args.size()) {
-            throw new IllegalArgumentException("rping: " + option + " needs a value");
-        }
-        return args.get(i + 1);
-    }
-
-    private static int number(String v, String option, int min, int max) {
-        try {
-            int n = Integer.parseInt(v);
-            if (n >= min && n <= max) {
-                return n;
-            }
-        } catch (NumberFormatException ignored) {
-            // said below
-        }
-        throw new IllegalArgumentException("rping: " + option + " must be " + min + " to " + max + ", not '" + v + "'");
     }
 }

@@ -58,7 +58,7 @@ class JrdmaTest {
     @Test
     void demoOptionsAreCheckedBeforeTouchingAnyDevice() {
         assertEquals(2, run("demo", "-n", "0"));
-        assertTrue(err.toString().contains("-n needs a positive number, not '0'"), err.toString());
+        assertTrue(err.toString().contains("-n must be 1 to 2147483647, not '0'"), err.toString());
         assertEquals(2, run("demo", "--frob"));
         assertTrue(err.toString().contains("demo: unknown option '--frob'"), err.toString());
     }
@@ -89,5 +89,15 @@ class JrdmaTest {
             RpingCommand.fill(buf, 3, 121);
             assertEquals("rdma-ping-3: yzABCDEFGHIJKLMNOP", RpingCommand.cString(buf));
         }
+    }
+
+    @Test
+    void helloRefusesWhatItDoesNotKnow() {
+        assertEquals(2, run("hello", "-g", "256"));
+        assertTrue(err.toString().contains("hello: -g must be -1 to 255, not '256'"), err.toString());
+        assertEquals(2, run("hello", "host-a", "host-b"));
+        assertTrue(err.toString().contains("hello: unknown argument 'host-b'"), err.toString());
+        assertEquals(2, run("hello", "-p"));
+        assertTrue(err.toString().contains("hello: -p needs a value"), err.toString());
     }
 }

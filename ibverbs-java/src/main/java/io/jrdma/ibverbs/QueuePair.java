@@ -473,7 +473,7 @@ public final class QueuePair extends NativeResource {
                 wr = wr.next();
                 index++;
             }
-            throw Errno.exception("ibv_post_send", Math.abs(rc), wr == null ? "no request was posted"
+            throw Errno.exception("ibv_post_send", Math.abs(rc), wr == null ? ReceiveWorkRequest.UNNAMED_FAILURE
                     : "request #" + index + " (wr_id " + wr.idValue() + ") and those after it were not posted");
         }
         for (SendWorkRequest wr = head; binds && wr != null; wr = wr.next()) {

@@ -84,6 +84,10 @@ public final class ReceiveWorkRequest {
      * Posts the chain starting here to {@code target} through the provider function {@code fn}, called by
      * {@code handle}: checks every request against {@code maxSge} first, then names the first one not posted.
      */
+    /** When the provider fails a post without naming the request (e.g. rxe on a queue pair still in RESET). */
+    static final String UNNAMED_FAILURE = "the device did not name the failing request: take the whole chain as "
+            + "not posted (a queue pair in RESET takes no requests)";
+
     void post(MethodHandle handle, String verb, MemorySegment fn, MemorySegment target, int maxSge)
             throws RdmaException {
         for (ReceiveWorkRequest r = this; r != null; r = r.next) {
@@ -101,10 +105,13 @@ public final class ReceiveWorkRequest {
         if (rc != 0) {
             long bad = badWr.get(ValueLayout.ADDRESS, 0).address();
             int index = 0;
-            for (ReceiveWorkRequest r = this; r != null && r.wr.address() != bad; r = r.next) {
+            ReceiveWorkRequest r = this;
+            while (r != null && r.wr.address() != bad) {
+                r = r.next;
                 index++;
             }
-            throw Errno.exception(verb, Math.abs(rc), "request #" + index + " and those after it were not posted");
+            throw Errno.exception(verb, Math.abs(rc), r == null ? UNNAMED_FAILURE
+                    : "request #" + index + " and those after it were not posted");
         }
     }
 }

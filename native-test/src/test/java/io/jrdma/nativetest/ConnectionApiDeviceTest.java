@@ -18,6 +18,8 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -249,13 +251,15 @@ class ConnectionApiDeviceTest {
     @Test
     void aPeerProcessKilledMidTransferIsSeenAsADisconnect(Context ctx) throws Exception {
         try (RdmaListener listener = listener(ctx, ConnectionOptions.defaults())) {
+            Path childLog = Files.createTempFile("streaming-client", ".log");
             Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
                     "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                     StreamingClient.class.getName(), listener.localAddress().getAddress().getHostAddress(),
                     Integer.toString(listener.localAddress().getPort()))
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            try (RdmaConnection server = listener.accept(Duration.ofSeconds(60))) {
-                assertNotNull(server, "the child connected");
+                    .redirectErrorStream(true).redirectOutput(childLog.toFile()).start();
+            // A second JVM starting in an emulated VM needs its time.
+            try (RdmaConnection server = listener.accept(Duration.ofMinutes(3))) {
+                assertNotNull(server, "the child did not connect; it said:\n" + Files.readString(childLog));
                 for (int i = 0; i < 10; i++) {
                     assertNotNull(server.receive(T), "streaming");
                 }

@@ -14,7 +14,7 @@ public final class StreamingClient {
 
     public static void main(String[] args) throws Exception {
         InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[1]));
-        RdmaConnection c = RdmaConnection.connect(server, ConnectionOptions.defaults(), Duration.ofSeconds(30));
+        RdmaConnection c = RdmaConnection.connect(server, ConnectionOptions.defaults(), Duration.ofMinutes(2));
         byte[] message = new byte[1024];
         for (long i = 0; ; i++) {
             message[0] = (byte) i;
