@@ -115,10 +115,13 @@ public final class CompletionQueue extends NativeResource {
     public int poll(WorkCompletions wcs) throws RdmaException {
         checkOpen();
         int n;
+        enter();
         try {
             n = (int) DataPath.POLL_CQ.invokeExact(pollCq, cq, wcs.capacity(), wcs.segment());
         } catch (Throwable t) {
             throw new AssertionError(t);
+        } finally {
+            exit();
         }
         if (n < 0) {
             throw Errno.exception("ibv_poll_cq", -n);
@@ -136,10 +139,13 @@ public final class CompletionQueue extends NativeResource {
             throw new IllegalStateException(this + " has no completion channel to notify");
         }
         int rc;
+        enter();
         try {
             rc = (int) DataPath.REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, cq, solicitedOnly ? 1 : 0);
         } catch (Throwable t) {
             throw new AssertionError(t);
+        } finally {
+            exit();
         }
         Verbs.check("ibv_req_notify_cq", rc);
     }

@@ -460,10 +460,13 @@ public final class QueuePair extends NativeResource {
             binds |= wr.opcode() == SendOpcode.BIND_MW;
         }
         int rc;
+        enter();
         try {
             rc = (int) DataPath.POST_SEND.invokeExact(postSendFn, qp, head.segment(), head.badWrSlot());
         } catch (Throwable t) {
             throw new AssertionError(t);
+        } finally {
+            exit();
         }
         if (rc != 0) {
             long bad = head.badWrSlot().get(ValueLayout.ADDRESS, 0).address();
@@ -491,7 +494,12 @@ public final class QueuePair extends NativeResource {
         if (srq != null) {
             throw new IllegalStateException(this + " receives through " + srq + ": post there");
         }
-        head.post(DataPath.POST_RECV, "ibv_post_recv", postRecvFn, qp, capabilities.maxRecvSge());
+        enter();
+        try {
+            head.post(DataPath.POST_RECV, "ibv_post_recv", postRecvFn, qp, capabilities.maxRecvSge());
+        } finally {
+            exit();
+        }
     }
 
     private void checkSend(SendWorkRequest wr) {

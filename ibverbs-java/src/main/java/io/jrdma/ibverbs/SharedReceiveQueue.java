@@ -71,7 +71,12 @@ public final class SharedReceiveQueue extends NativeResource {
     /** Posts a chain of receive requests ({@code ibv_post_srq_recv} through the provider). */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
         checkOpen();
-        head.post(DataPath.POST_SRQ_RECV, "ibv_post_srq_recv", postSrqRecvFn, srq, maxSge);
+        enter();
+        try {
+            head.post(DataPath.POST_SRQ_RECV, "ibv_post_srq_recv", postSrqRecvFn, srq, maxSge);
+        } finally {
+            exit();
+        }
     }
 
     /**

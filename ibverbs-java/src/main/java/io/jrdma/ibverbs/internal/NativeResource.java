@@ -2,6 +2,8 @@ package io.jrdma.ibverbs.internal;
 
 import io.jrdma.ibverbs.RdmaException;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -20,6 +22,19 @@ public abstract class NativeResource implements AutoCloseable {
     private final Throwable site = new Throwable("created here");
     private long ledgerId;
     private volatile boolean closed;
+    /** Data-path calls in flight on the native object; {@link #CLAIMED} once close has taken it. */
+    @SuppressWarnings("unused")
+    private volatile int users;
+    private static final int CLAIMED = Integer.MIN_VALUE;
+    private static final VarHandle USERS;
+
+    static {
+        try {
+            USERS = MethodHandles.lookup().findVarHandle(NativeResource.class, "users", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * {@code parents}: the resources this one was created from; it must be created through {@link #create}. A root
@@ -108,6 +123,29 @@ public abstract class NativeResource implements AutoCloseable {
         parents = List.copyOf(updated);
     }
 
+    /**
+     * Starts a data-path call (post, poll) on the native object: close waits until it {@link #exit()}s, so that
+     * another thread's close can never free the object under it. Allocation-free.
+     *
+     * @throws IllegalStateException if the resource is closed (or being closed)
+     */
+    protected final void enter() {
+        while (true) {
+            int u = users;
+            if (u < 0) {
+                throw new IllegalStateException(this + " is closed");
+            }
+            if (USERS.compareAndSet(this, u, u + 1)) {
+                return;
+            }
+        }
+    }
+
+    /** Ends a call started by {@link #enter()}. */
+    protected final void exit() {
+        USERS.getAndAdd(this, -1);
+    }
+
     /** Whether {@link #close()} has completed. */
     public final boolean isClosed() {
         return closed;
@@ -129,7 +167,16 @@ public abstract class NativeResource implements AutoCloseable {
                 throw new IllegalStateException("cannot close " + this + ": still used by "
                         + new ArrayList<>(children) + "; close those first");
             }
-            destroy();
+            // Calls already in flight finish first (they are short); later ones see the claim and refuse.
+            while (!USERS.compareAndSet(this, 0, CLAIMED)) {
+                Thread.onSpinWait();
+            }
+            try {
+                destroy();
+            } catch (RdmaException | RuntimeException e) {
+                users = 0;
+                throw e;
+            }
             closed = true;
             ledger.remove(ledgerId);
         }
