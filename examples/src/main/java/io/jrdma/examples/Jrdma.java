@@ -38,6 +38,7 @@ public final class Jrdma {
                 case "hello" -> new HelloCommand(out).run(rest.subList(1, rest.size()));
                 case "pingpong" -> new PingPongCommand(out).run(rest.subList(1, rest.size()));
                 case "rping" -> new RpingCommand(out, err).run(rest.subList(1, rest.size()));
+                case "perf" -> new PerfCommand(out, err).run(rest.subList(1, rest.size()));
                 default -> {
                     err.println("jrdma: unknown command '" + rest.getFirst() + "'\n" + usage());
                     yield 2;
@@ -68,6 +69,9 @@ public final class Jrdma {
                 "                             ping-pong SENDs like ibv_{rc,uc,ud,srq}_pingpong, interoperating with them;",
                 "                             without SERVER, wait for a client; pingpong VARIANT -h lists the options",
                 "  rping (-s|-c) -a ADDRESS [-p PORT] [-C COUNT] [-S SIZE] [-I SOURCE] [-v] [-V]",
-                "                             librdmacm's rping protocol, interoperable with the C rping"));
+                "                             librdmacm's rping protocol, interoperable with the C rping",
+                "  perf {send,write,read,atomic}-{lat,bw} [OPTIONS] [SERVER]",
+                "                             perftest-style latency and bandwidth tests (ib_write_lat, ib_send_bw, ...)",
+                "                             with perftest's tables or --json; perf -h lists the options"));
     }
 }

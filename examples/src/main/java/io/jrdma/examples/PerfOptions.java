@@ -1,0 +1,183 @@
+package io.jrdma.examples;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The command line of {@code jrdma perf TEST}: perftest's main options, checked up front.
+ *
+ * <pre>{@code
+ * PerfOptions o = PerfOptions.parse(List.of("write-lat", "-x", "1", "-s", "64", "10.0.2.15"));
+ * o.sizes();    // [64]
+ * o.server();   // "10.0.2.15": this side is the client
+ * }</pre>
+ *
+ * @param test        which test (write-lat, send-bw, ...)
+ * @param device      device name (-d), or {@code null} for the first device
+ * @param ibPort      device port (-i)
+ * @param gidIndex    GID index (-x), or {@code null} to pick the port's IPv4 RoCE GID on Ethernet
+ * @param sizes       message sizes, one or (-a) all powers of two from 2 to 2^23
+ * @param iterations  iterations per size (-n)
+ * @param seconds     run each size this long instead (-D), or 0
+ * @param tcpPort     TCP port of the exchange, or the rdma_cm port with -R (-p)
+ * @param reportGbits bandwidth in Gb/s instead of MB/s (--report_gbits)
+ * @param rdmaCm      connect through rdma_cm (-R)
+ * @param txDepth     sends kept in flight (-t)
+ * @param inlineSize  largest message sent inline (-I)
+ * @param json        print one JSON document instead of the tables (--json)
+ * @param server      the server to connect to, or {@code null} to be the server
+ */
+record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, List<Integer> sizes, int iterations,
+                   int seconds, int tcpPort, boolean reportGbits, boolean rdmaCm, int txDepth, int inlineSize,
+                   boolean json, String server) {
+
+    static final int MAX_SIZE = 1 << 23;
+    static final int MIN_ITERATIONS = 5;
+    private static final String CMD = "perf";
+
+    /** Long option → its short name; {@code --report_gbits} and {@code --json} have none. */
+    private static final Map<String, String> LONG = Map.ofEntries(
+            Map.entry("--ib-dev", "-d"), Map.entry("--ib-port", "-i"), Map.entry("--gid-index", "-x"),
+            Map.entry("--size", "-s"), Map.entry("--iters", "-n"), Map.entry("--all", "-a"),
+            Map.entry("--duration", "-D"), Map.entry("--port", "-p"), Map.entry("--rdma_cm", "-R"),
+            Map.entry("--tx-depth", "-t"), Map.entry("--inline_size", "-I"), Map.entry("--CPU-freq", "-F"));
+
+    /** The options that take a value. */
+    private static final String VALUED = "dixsnDptI";
+
+    /** Whether this side is the client. */
+    boolean client() {
+        return server != null;
+    }
+
+    int maxSize() {
+        return sizes.stream().mapToInt(Integer::intValue).max().orElseThrow();
+    }
+
+    /** What both sides must agree on; the exchange refuses a peer that differs. */
+    String setup() {
+        return test.label() + " sizes=" + sizes + " n=" + iterations + " D=" + seconds;
+    }
+
+    /**
+     * Parses {@code args}: the test name, then its options and at most one server.
+     *
+     * @throws IllegalArgumentException for an unknown test or option, a missing or out-of-range value
+     */
+    static PerfOptions parse(List<String> args) {
+        if (args.isEmpty()) {
+            throw new IllegalArgumentException(CMD + " needs a test: {send,write,read,atomic}-{lat,bw}");
+        }
+        PerfTest test = PerfTest.of(args.getFirst());
+        String device = null;
+        int ibPort = 1;
+        Integer gid = null;
+        Integer size = null;
+        boolean all = false;
+        Integer iterations = null;
+        int seconds = 0;
+        int tcpPort = 18515;
+        boolean gbits = false;
+        boolean cm = false;
+        int txDepth = test.defaultTxDepth();
+        int inline = test.defaultInline();
+        boolean json = false;
+        List<String> operands = new ArrayList<>();
+        for (int i = 1; i < args.size(); i++) {
+            String a = args.get(i);
+            String value = null;
+            if (a.startsWith("--") && !a.equals("--report_gbits") && !a.equals("--json")) {
+                int eq = a.indexOf('=');
+                String name = LONG.get(eq < 0 ? a : a.substring(0, eq));
+                if (name == null) {
+                    throw new IllegalArgumentException(CMD + ": unknown option '" + a + "'");
+                }
+                if (eq >= 0) {
+                    value = a.substring(eq + 1);
+                }
+                a = name;
+            }
+            if (a.length() == 2 && a.charAt(0) == '-' && VALUED.indexOf(a.charAt(1)) >= 0 && value == null) {
+                value = Args.value(CMD, args, i++);
+            }
+            switch (a) {
+                case "-d" -> device = value;
+                case "-i" -> ibPort = Args.number(CMD, a, value, 1, 255);
+                case "-x" -> gid = Args.number(CMD, a, value, 0, 255);
+                case "-s" -> size = Args.number(CMD, a, value, 1, MAX_SIZE);
+                case "-a" -> all = true;
+                case "-n" -> iterations = Args.number(CMD, a, value, MIN_ITERATIONS, 100_000_000);
+                case "-D" -> seconds = Args.number(CMD, a, value, 1, 86_400);
+                case "-p" -> tcpPort = Args.number(CMD, a, value, 1, 65535);
+                case "-t" -> txDepth = Args.number(CMD, a, value, 1, 15000);
+                case "-I" -> inline = Args.number(CMD, a, value, 0, 912);
+                case "-R" -> cm = true;
+                case "-F" -> { } // perftest's cpufreq warning: jrdma gives none
+                case "--report_gbits" -> gbits = true;
+                case "--json" -> json = true;
+                default -> {
+                    if (a.startsWith("-") && a.length() > 1) {
+                        throw new IllegalArgumentException(CMD + ": unknown option '" + a + "'");
+                    }
+                    operands.add(a);
+                }
+            }
+        }
+        if (operands.size() > 1) {
+            throw new IllegalArgumentException(CMD + ": one server at most, not " + operands);
+        }
+        if (all && size != null) {
+            throw new IllegalArgumentException(CMD + ": -a runs all sizes; leave out -s");
+        }
+        if (seconds > 0 && iterations != null) {
+            throw new IllegalArgumentException(CMD + ": -D runs for a time, -n for a count: give one of them");
+        }
+        if (test.verb() == PerfTest.Verb.ATOMIC && size != null && size != PerfTest.ATOMIC_SIZE) {
+            throw new IllegalArgumentException(CMD + ": atomics are " + PerfTest.ATOMIC_SIZE + " bytes, not -s "
+                    + size);
+        }
+        if (test.latency() && txDepth != 1) {
+            throw new IllegalArgumentException(CMD + ": latency tests keep one operation in flight: -t must be 1");
+        }
+        return new PerfOptions(test, device, ibPort, gid, sizes(test, all, size),
+                iterations != null ? iterations : test.defaultIterations(), seconds, tcpPort, gbits, cm, txDepth,
+                inline, json, operands.isEmpty() ? null : operands.getFirst());
+    }
+
+    private static List<Integer> sizes(PerfTest test, boolean all, Integer size) {
+        if (test.verb() == PerfTest.Verb.ATOMIC) {
+            return List.of(PerfTest.ATOMIC_SIZE);
+        }
+        if (!all) {
+            return List.of(size != null ? size : test.defaultSize());
+        }
+        List<Integer> sizes = new ArrayList<>();
+        for (int s = 2; s <= MAX_SIZE; s *= 2) {
+            sizes.add(s);
+        }
+        return List.copyOf(sizes);
+    }
+
+    static String usage() {
+        return String.join("\n",
+                "usage: jrdma perf TEST [OPTIONS]          start a server and wait for a client",
+                "       jrdma perf TEST [OPTIONS] SERVER   connect to the server at SERVER",
+                "  TEST is {send,write,read,atomic}-{lat,bw}, like perftest's ib_TEST (ib_write_lat, ib_send_bw, ...)",
+                "  -d, --ib-dev=<dev>       use IB device <dev> (default first device found)",
+                "  -i, --ib-port=<port>     use port <port> of the device (default 1)",
+                "  -x, --gid-index=<index>  GID index (default on RoCE: the port's IPv4 RoCE v2 GID)",
+                "  -s, --size=<size>        message size (default 2 for latency, 65536 for bandwidth; atomics: 8)",
+                "  -a, --all                run sizes from 2 to 2^23",
+                "  -n, --iters=<iters>      iterations per size (at least 5; default 1000 latency, 5000 bandwidth)",
+                "  -D, --duration=<secs>    run each size for this many seconds instead of -n",
+                "  -p, --port=<port>        listen on/connect to port <port> (default 18515)",
+                "  -R, --rdma_cm            connect the queue pairs through rdma_cm (SERVER must be an IP address)",
+                "  -t, --tx-depth=<dep>     sends in flight (default 128 for bandwidth, 1 for latency)",
+                "  -I, --inline_size=<size> largest message sent inline (default 220 write-lat, 236 send-lat, else 0)",
+                "  -F, --CPU-freq           accepted for perftest compatibility; ignored",
+                "      --report_gbits       bandwidth in Gb/sec instead of MB/sec",
+                "      --json               print the results as one JSON document instead of the tables",
+                "  Both sides must run the same test with the same -s/-a, -n and -D.");
+    }
+}

@@ -1,0 +1,31 @@
+package io.jrdma.examples;
+
+/**
+ * One row of a {@code jrdma perf} table: a message size, how many iterations it ran, and what was measured: full
+ * latency statistics, only the average latency (duration mode), or bandwidth.
+ *
+ * <pre>{@code
+ * PerfResult r = PerfResult.latency(64, 1000, LatencyStatistics.ofStamps(stamps, 1000, 2));
+ * }</pre>
+ *
+ * @param size       message size in bytes
+ * @param iterations iterations measured
+ * @param latency    latency statistics, or {@code null}
+ * @param avgMicros  average latency in duration mode, or NaN
+ * @param bandwidth  bandwidth, or {@code null}
+ */
+record PerfResult(int size, long iterations, LatencyStatistics latency, double avgMicros,
+                  BandwidthStatistics bandwidth) {
+
+    static PerfResult latency(int size, long iterations, LatencyStatistics s) {
+        return new PerfResult(size, iterations, s, Double.NaN, null);
+    }
+
+    static PerfResult averageLatency(int size, long iterations, double avgMicros) {
+        return new PerfResult(size, iterations, null, avgMicros, null);
+    }
+
+    static PerfResult bandwidth(int size, long iterations, BandwidthStatistics b) {
+        return new PerfResult(size, iterations, null, Double.NaN, b);
+    }
+}

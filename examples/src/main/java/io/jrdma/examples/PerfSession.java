@@ -1,0 +1,533 @@
+package io.jrdma.examples;
+
+import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.CompletionQueue;
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.ReceiveWorkRequest;
+import io.jrdma.ibverbs.SendOpcode;
+import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.WcStatus;
+import io.jrdma.ibverbs.WorkCompletions;
+
+import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One {@code jrdma perf} connection and its measurements: the verbs objects, the data paths of each test and the
+ * synchronization around them.
+ *
+ * <p>Memory layout, the same on both sides: a source area (what this side writes or sends), a target area (what the
+ * peer writes, sends or reads, and where reads and atomics land), then a small control area the peer RDMA-writes
+ * into: a barrier generation, a stop count (duration mode), and the client's bandwidth results for the server to
+ * print. Each size runs between two barriers, so a side never writes into memory the other is still clearing.
+ *
+ * <p>The timed loops allocate nothing: one reusable work request, one reusable completion array, busy polling, and
+ * {@link System#nanoTime()} per iteration into arrays sized up front.
+ *
+ * <pre>{@code
+ * try (PerfLink link = PerfLink.open(options); PerfSession s = new PerfSession(options, link, report, null)) {
+ *     s.run();
+ * }
+ * }</pre>
+ */
+final class PerfSession implements AutoCloseable {
+    private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    private static final VarHandle LONG = BE_LONG.varHandle();
+    private static final long DATA_ID = 1;
+    private static final long CONTROL_ID = -1;
+    /** Control area offsets. */
+    private static final int BARRIER = 0;
+    private static final int STOP = 8;
+    private static final int RESULTS = 16;
+    private static final int RESULTS_BYTES = 32;
+    /** Where this side stages what it writes into the peer's control area (at the same offsets). */
+    private static final int OUTBOX = 64;
+    private static final int CONTROL_BYTES = 128;
+    /** Receives kept posted for SEND tests (perftest's rx depth for bandwidth; a ping-pong needs one). */
+    private static final int RX_DEPTH_BW = 512;
+    private static final int RX_DEPTH_LAT = 16;
+    /** perftest's default CQ moderation: one signaled send in this many, at most the tx depth. */
+    private static final int CQ_MODERATION = 100;
+    private static final int SPINS_BEFORE_PARKING = 10_000;
+
+    private final PerfOptions options;
+    private final PerfLink link;
+    private final PerfReport report;
+    private final PrintStream progress;
+    private final PerfTest test;
+    private final boolean client;
+    private final int area;
+    private final long control;
+    private final int rxDepth;
+
+    private final ProtectionDomain pd;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final QueuePair qp;
+    private final MemoryRegion mr;
+    private final MemorySegment mem;
+    private final int maxInline;
+
+    private final SendWorkRequest data = new SendWorkRequest(1);
+    private final SendWorkRequest controlWrite = new SendWorkRequest(1);
+    private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
+    private final WorkCompletions one = new WorkCompletions(1);
+    private final WorkCompletions batch = new WorkCompletions(16);
+    private final long[] stamps;
+    private final long[] completedAt;
+
+    private long remoteBase;
+    private int rkey;
+    private long generation;
+    private int outstanding;
+
+    /**
+     * Creates the verbs objects on the link's device.
+     *
+     * @param progress where to show progress (a terminal), or {@code null}
+     */
+    PerfSession(PerfOptions options, PerfLink link, PerfReport report, PrintStream progress) throws Exception {
+        this.options = options;
+        this.link = link;
+        this.report = report;
+        this.progress = progress;
+        this.test = options.test();
+        this.client = options.client();
+        this.area = Math.max(64, (options.maxSize() + 63) & ~63);
+        this.control = 2L * area;
+        this.rxDepth = test.verb() != PerfTest.Verb.SEND ? 1 : test.latency() ? RX_DEPTH_LAT : RX_DEPTH_BW;
+        boolean timed = options.seconds() > 0;
+        this.stamps = new long[timed ? 1 : options.iterations()];
+        this.completedAt = new long[timed || test.latency() ? 1 : options.iterations()];
+        var ctx = link.context();
+        pd = ctx.allocateProtectionDomain();
+        try {
+            sendCq = ctx.createCompletionQueue(options.txDepth() + 4);
+            recvCq = ctx.createCompletionQueue(rxDepth + 4);
+            qp = link.createQueuePair(pd.queuePair(QpType.RC).sendQueue(sendCq).receiveQueue(recvCq)
+                    .capacity(options.txDepth() + 2, rxDepth).maxInlineData(options.inlineSize()));
+            mr = pd.allocate(control + CONTROL_BYTES, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
+                    Access.REMOTE_ATOMIC);
+        } catch (Exception e) {
+            close();
+            throw e;
+        }
+        mem = mr.segment();
+        maxInline = Math.min(options.inlineSize(), qp.capabilities().maxInlineData());
+        receive.id(DATA_ID).add(mr, area, area);
+    }
+
+    /** Connects, runs every size, and finishes with the peer. */
+    void run() throws Exception {
+        PerfPeer peer = link.connect(qp, new PerfPeer(options.setup().hashCode(), mr.address(), mr.remoteKey(), null));
+        remoteBase = peer.address();
+        rkey = peer.rkey();
+        report.detail(String.format(Locale.ROOT, " local address:  QPN 0x%04x RKey 0x%06x VAddr 0x%016x",
+                qp.qpNumber(), mr.remoteKey(), mr.address()));
+        report.detail(String.format(Locale.ROOT, " remote address: %sRKey 0x%06x VAddr 0x%016x",
+                peer.endpoint() == null ? "" : String.format(Locale.ROOT, "LID 0x%04x QPN 0x%04x PSN 0x%06x ",
+                        peer.endpoint().lid(), peer.endpoint().qpn(), peer.endpoint().psn()), rkey, remoteBase));
+        for (int i = 0; i < rxDepth && test.verb() == PerfTest.Verb.SEND; i++) {
+            qp.postReceive(receive);
+        }
+        List<Integer> sizes = options.sizes();
+        for (int k = 0; k < sizes.size(); k++) {
+            int size = sizes.get(k);
+            showProgress(k, size);
+            prepare(size);
+            barrier(false);
+            PerfResult r = measure(size);
+            if (client && !test.latency()) {
+                sendResults(r);
+            }
+            barrier(k == sizes.size() - 1);
+            if (!client && !test.latency()) {
+                r = receivedResults(size);
+            }
+            if (r != null) {
+                report.add(r);
+            }
+        }
+        if (progress != null) {
+            progress.print("\r\033[K");
+            progress.flush();
+        }
+        link.finish();
+    }
+
+    private void showProgress(int k, int size) {
+        if (progress != null) {
+            progress.printf(Locale.ROOT, "\r\033[Kjrdma perf %s: %d bytes (%d of %d)%s", test.label(), size, k + 1,
+                    options.sizes().size(), options.seconds() > 0 ? ", " + options.seconds() + " s" : "");
+            progress.flush();
+        }
+    }
+
+    /** Clears what the peer will write for this size; it cannot write before this side's next barrier. */
+    private void prepare(int size) {
+        mem.asSlice(area, size).fill((byte) 0);
+        mem.set(BE_LONG, control + STOP, 0);
+    }
+
+    private PerfResult measure(int size) throws RdmaException {
+        if (test.latency()) {
+            if (test.serverActive()) {
+                return pingPong(size);
+            }
+            return client ? oneSided(size) : null;
+        }
+        if (client) {
+            return stream(size);
+        }
+        if (test.verb() == PerfTest.Verb.SEND) {
+            receiveStream();
+        }
+        return null;
+    }
+
+    /**
+     * write-lat and send-lat: the client sends first, each side answers what it received; every iteration is one
+     * round trip. A write is seen by polling the last byte of the target area for the iteration's counter.
+     */
+    private PerfResult pingPong(int size) throws RdmaException {
+        boolean write = test.verb() == PerfTest.Verb.WRITE;
+        data.reset().id(DATA_ID).opcode(write ? SendOpcode.RDMA_WRITE : SendOpcode.SEND).signaled(true)
+                .inline(size <= maxInline).add(mr, 0, size);
+        if (write) {
+            data.rdma(remoteBase + area, rkey);
+        }
+        boolean timed = options.seconds() > 0;
+        boolean watchStop = timed && !client;
+        int iters = timed ? Integer.MAX_VALUE : options.iterations();
+        long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
+        long pollAt = area + size - 1;
+        long postAt = size - 1;
+        int scnt = 0;
+        int rcnt = 0;
+        long first = 0;
+        while (scnt < iters || rcnt < iters) {
+            if (rcnt < iters && !(scnt == 0 && client)) {
+                if (!(write ? awaitWrite(pollAt, (byte) (rcnt + 1), watchStop) : awaitReceive(watchStop))) {
+                    break;
+                }
+                rcnt++;
+            }
+            if (scnt < iters) {
+                long now = System.nanoTime();
+                if (timed) {
+                    if (client && now - deadline > 0) {
+                        break;
+                    }
+                    if (scnt == 0) {
+                        first = now;
+                    }
+                } else {
+                    stamps[scnt] = now;
+                }
+                scnt++;
+                if (write) {
+                    mem.set(ValueLayout.JAVA_BYTE, postAt, (byte) scnt);
+                }
+                postSignaled();
+            }
+        }
+        long end = System.nanoTime();
+        drainSends();
+        if (!timed) {
+            return PerfResult.latency(size, iters, LatencyStatistics.ofStamps(stamps, iters, test.rttFactor()));
+        }
+        if (client) {
+            writeStop(scnt);
+        }
+        return PerfResult.averageLatency(size, scnt, (end - first) / 1e3 / Math.max(scnt, 1) / test.rttFactor());
+    }
+
+    private boolean awaitWrite(long at, byte counter, boolean watchStop) {
+        while ((byte) BYTE.getVolatile(mem, at) != counter) {
+            if (watchStop && stopCount() >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean awaitReceive(boolean watchStop) throws RdmaException {
+        while (recvCq.poll(one) == 0) {
+            if (watchStop && stopCount() >= 0) {
+                return false;
+            }
+        }
+        check(one, 0);
+        qp.postReceive(receive);
+        return true;
+    }
+
+    /** read-lat and atomic-lat: the client times each complete operation; the server's memory just answers. */
+    private PerfResult oneSided(int size) throws RdmaException {
+        configureOneSided(size);
+        data.signaled(true);
+        boolean timed = options.seconds() > 0;
+        int iters = timed ? Integer.MAX_VALUE : options.iterations();
+        long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
+        long first = 0;
+        int done = 0;
+        while (done < iters) {
+            long now = System.nanoTime();
+            if (timed) {
+                if (now - deadline > 0) {
+                    break;
+                }
+                if (done == 0) {
+                    first = now;
+                }
+            } else {
+                stamps[done] = now;
+            }
+            qp.postSend(data);
+            while (sendCq.poll(one) == 0) {
+                // busy polling, as perftest does
+            }
+            check(one, 0);
+            done++;
+        }
+        long end = System.nanoTime();
+        if (!timed) {
+            return PerfResult.latency(size, iters, LatencyStatistics.ofStamps(stamps, iters, test.rttFactor()));
+        }
+        return PerfResult.averageLatency(size, done, (end - first) / 1e3 / Math.max(done, 1));
+    }
+
+    private void configureOneSided(int size) {
+        data.reset().id(DATA_ID);
+        if (test.verb() == PerfTest.Verb.ATOMIC) {
+            data.opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).atomic(remoteBase + area, rkey, 1, 0)
+                    .add(mr, area, PerfTest.ATOMIC_SIZE);
+        } else {
+            data.opcode(SendOpcode.RDMA_READ).rdma(remoteBase + area, rkey).add(mr, area, size);
+        }
+    }
+
+    /**
+     * The bandwidth tests' client: the tx depth kept full, one send in {@code min(100, tx depth)} signaled (and the
+     * last); a completion stands for every message up to its wr_id.
+     */
+    private PerfResult stream(int size) throws RdmaException {
+        switch (test.verb()) {
+            case WRITE -> data.reset().opcode(SendOpcode.RDMA_WRITE).rdma(remoteBase + area, rkey)
+                    .inline(size <= maxInline).add(mr, 0, size);
+            case SEND -> data.reset().opcode(SendOpcode.SEND).inline(size <= maxInline).add(mr, 0, size);
+            default -> configureOneSided(size);
+        }
+        int txDepth = options.txDepth();
+        int cqMod = Math.min(CQ_MODERATION, txDepth);
+        boolean timed = options.seconds() > 0;
+        long limit = timed ? Long.MAX_VALUE : options.iterations();
+        long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
+        long posted = 0;
+        long completed = 0;
+        long first = 0;
+        long last = 0;
+        while (completed < limit) {
+            while (posted < limit && posted - completed < txDepth) {
+                long now = System.nanoTime();
+                if (timed && limit == Long.MAX_VALUE && posted > 0 && now - deadline > 0) {
+                    limit = posted + 1;
+                }
+                data.id(posted).signaled((posted + 1) % cqMod == 0 || posted + 1 == limit);
+                if (timed) {
+                    if (posted == 0) {
+                        first = now;
+                    }
+                } else {
+                    stamps[(int) posted] = now;
+                }
+                qp.postSend(data);
+                posted++;
+            }
+            int n = sendCq.poll(batch);
+            if (n > 0) {
+                long now = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    check(batch, i);
+                    long upTo = batch.id(i);
+                    for (long c = completed; !timed && c <= upTo; c++) {
+                        completedAt[(int) c] = now;
+                    }
+                    completed = upTo + 1;
+                }
+                last = now;
+            }
+        }
+        if (!timed) {
+            return PerfResult.bandwidth(size, posted,
+                    BandwidthStatistics.of(stamps, completedAt, (int) posted, size));
+        }
+        writeStop(posted);
+        return PerfResult.bandwidth(size, posted, BandwidthStatistics.ofTotal((long) size * posted, posted,
+                last - first, 0));
+    }
+
+    /** send-bw's server: takes the client's messages, reposting each receive. */
+    private void receiveStream() throws RdmaException {
+        boolean timed = options.seconds() > 0;
+        long received = 0;
+        while (timed || received < options.iterations()) {
+            int n = recvCq.poll(batch);
+            if (n == 0) {
+                long stop = timed ? stopCount() : -1;
+                if (stop >= 0 && received >= stop) {
+                    return;
+                }
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                check(batch, i);
+                qp.postReceive(receive);
+                received++;
+            }
+        }
+    }
+
+    private void postSignaled() throws RdmaException {
+        while (outstanding >= options.txDepth()) {
+            reapSends();
+        }
+        qp.postSend(data);
+        outstanding++;
+    }
+
+    private void reapSends() throws RdmaException {
+        int n = sendCq.poll(batch);
+        for (int i = 0; i < n; i++) {
+            check(batch, i);
+        }
+        outstanding -= n;
+    }
+
+    private void drainSends() throws RdmaException {
+        while (outstanding > 0) {
+            reapSends();
+        }
+    }
+
+    private static void check(WorkCompletions wc, int i) {
+        if (wc.status(i) != WcStatus.SUCCESS) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "perf: completion failed: %s (status %d, "
+                    + "vendor error 0x%x, wr_id %d)", wc.status(i).description(), wc.status(i).value(),
+                    wc.vendorError(i), wc.id(i)));
+        }
+    }
+
+    /** The peer's count in duration mode once it has stopped, else -1. */
+    private long stopCount() {
+        return (long) LONG.getVolatile(mem, control + STOP) - 1;
+    }
+
+    private void writeStop(long count) throws RdmaException {
+        mem.set(BE_LONG, control + OUTBOX + STOP, count + 1);
+        writeControl(STOP, 8);
+    }
+
+    private void sendResults(PerfResult r) throws RdmaException {
+        BandwidthStatistics b = r.bandwidth();
+        long at = control + OUTBOX + RESULTS;
+        mem.set(BE_LONG, at, Double.doubleToRawLongBits(b.peakBytesPerSecond()));
+        mem.set(BE_LONG, at + 8, Double.doubleToRawLongBits(b.averageBytesPerSecond()));
+        mem.set(BE_LONG, at + 16, Double.doubleToRawLongBits(b.messagesPerSecond()));
+        mem.set(BE_LONG, at + 24, r.iterations());
+        writeControl(RESULTS, RESULTS_BYTES);
+    }
+
+    private PerfResult receivedResults(int size) {
+        long at = control + RESULTS;
+        return PerfResult.bandwidth(size, mem.get(BE_LONG, at + 24), new BandwidthStatistics(
+                Double.longBitsToDouble(mem.get(BE_LONG, at)), Double.longBitsToDouble(mem.get(BE_LONG, at + 8)),
+                Double.longBitsToDouble(mem.get(BE_LONG, at + 16))));
+    }
+
+    /**
+     * Both sides reach the same point: each writes its next generation into the other's control area and waits for
+     * the other's. After the last one the peer may tear down at once, so an error on this side's own write no longer
+     * matters once the peer's generation is here.
+     */
+    private void barrier(boolean last) throws RdmaException {
+        generation++;
+        mem.set(BE_LONG, control + OUTBOX + BARRIER, generation);
+        postControl(BARRIER, 8);
+        boolean written = false;
+        boolean seen = false;
+        for (long spins = 0; !(written && seen); spins++) {
+            if (!written && sendCq.poll(one) == 1) {
+                if (one.status(0) == WcStatus.SUCCESS) {
+                    written = one.id(0) == CONTROL_ID;
+                } else if (last && seen) {
+                    written = true;
+                } else {
+                    check(one, 0);
+                }
+            }
+            seen = seen || (long) LONG.getVolatile(mem, control + BARRIER) >= generation;
+            idle(spins);
+        }
+    }
+
+    private void writeControl(int offset, int length) throws RdmaException {
+        postControl(offset, length);
+        for (long spins = 0; ; spins++) {
+            if (sendCq.poll(one) == 1) {
+                check(one, 0);
+                if (one.id(0) == CONTROL_ID) {
+                    return;
+                }
+            }
+            idle(spins);
+        }
+    }
+
+    private void postControl(int offset, int length) throws RdmaException {
+        controlWrite.reset().id(CONTROL_ID).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+                .rdma(remoteBase + control + offset, rkey).add(mr, control + OUTBOX + offset, length);
+        qp.postSend(controlWrite);
+    }
+
+    /** Outside the timed loops a waiting side yields its core: the peer may be measuring on a neighbour. */
+    private static void idle(long spins) {
+        if (spins < SPINS_BEFORE_PARKING) {
+            Thread.onSpinWait();
+        } else {
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        Exception failure = null;
+        for (AutoCloseable c : new AutoCloseable[] {qp, mr, sendCq, recvCq, pd}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

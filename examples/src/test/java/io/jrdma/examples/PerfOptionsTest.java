@@ -1,0 +1,124 @@
+package io.jrdma.examples;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PerfOptionsTest {
+
+    private static PerfOptions parse(String... args) {
+        return PerfOptions.parse(List.of(args));
+    }
+
+    private static String refusal(String... args) {
+        return assertThrows(IllegalArgumentException.class, () -> parse(args)).getMessage();
+    }
+
+    @Test
+    void defaultsAreThoseOfPerftest() {
+        PerfOptions lat = parse("write-lat");
+        assertEquals(new PerfTest(PerfTest.Verb.WRITE, true), lat.test());
+        assertEquals(List.of(2), lat.sizes());
+        assertEquals(1000, lat.iterations());
+        assertEquals(18515, lat.tcpPort());
+        assertEquals(1, lat.txDepth());
+        assertEquals(220, lat.inlineSize());
+        assertNull(lat.server());
+        assertNull(lat.gidIndex());
+        PerfOptions bw = parse("read-bw");
+        assertEquals(List.of(65536), bw.sizes());
+        assertEquals(5000, bw.iterations());
+        assertEquals(128, bw.txDepth());
+        assertEquals(0, bw.inlineSize());
+        assertEquals(236, parse("send-lat").inlineSize());
+    }
+
+    @Test
+    void everyMainOptionIsTaken() {
+        PerfOptions o = parse("send-bw", "-d", "rxe0", "-i", "2", "-x", "1", "-s", "4096", "-n", "200", "-p",
+                "18701", "--report_gbits", "-R", "-t", "64", "-I", "64", "-F", "--json", "10.0.2.15");
+        assertEquals("rxe0", o.device());
+        assertEquals(2, o.ibPort());
+        assertEquals(1, o.gidIndex());
+        assertEquals(List.of(4096), o.sizes());
+        assertEquals(200, o.iterations());
+        assertEquals(18701, o.tcpPort());
+        assertTrue(o.reportGbits());
+        assertTrue(o.rdmaCm());
+        assertEquals(64, o.txDepth());
+        assertEquals(64, o.inlineSize());
+        assertTrue(o.json());
+        assertEquals("10.0.2.15", o.server());
+        assertTrue(o.client());
+    }
+
+    @Test
+    void longOptionsTakeTheirValueAttachedOrAfter() {
+        PerfOptions o = parse("write-bw", "--size=128", "--iters", "10", "--ib-dev=mlx5_0", "--rdma_cm");
+        assertEquals(List.of(128), o.sizes());
+        assertEquals(10, o.iterations());
+        assertEquals("mlx5_0", o.device());
+        assertTrue(o.rdmaCm());
+    }
+
+    @Test
+    void allSizesRunFromTwoToEightMegabytes() {
+        List<Integer> sizes = parse("write-bw", "-a").sizes();
+        assertEquals(23, sizes.size());
+        assertEquals(2, sizes.getFirst());
+        assertEquals(1 << 23, sizes.getLast());
+        assertEquals(List.of(8), parse("atomic-bw", "-a").sizes());
+    }
+
+    @Test
+    void durationModeRunsForSeconds() {
+        PerfOptions o = parse("write-lat", "-D", "3");
+        assertEquals(3, o.seconds());
+        assertFalse(o.client());
+    }
+
+    @Test
+    void refusalsNameTheOptionAndTheRule() {
+        assertTrue(refusal("frob-lat").contains("unknown test 'frob-lat'"));
+        assertTrue(refusal("write").contains("unknown test 'write'"));
+        assertEquals("perf: unknown option '-q'", refusal("write-lat", "-q"));
+        assertEquals("perf: unknown option '--frob'", refusal("write-lat", "--frob"));
+        assertEquals("perf: -n needs a value", refusal("write-lat", "-n"));
+        assertEquals("perf: -n must be 5 to 100000000, not '2'", refusal("write-lat", "-n", "2"));
+        assertEquals("perf: -s must be 1 to 8388608, not '9000000'", refusal("write-bw", "-s", "9000000"));
+        assertEquals("perf: -p must be 1 to 65535, not 'x'", refusal("write-bw", "-p", "x"));
+        assertTrue(refusal("write-bw", "-a", "-s", "64").contains("-a runs all sizes"));
+        assertTrue(refusal("write-bw", "-D", "2", "-n", "10").contains("give one of them"));
+        assertTrue(refusal("atomic-lat", "-s", "64").contains("atomics are 8 bytes"));
+        assertTrue(refusal("send-lat", "-t", "4").contains("-t must be 1"));
+        assertTrue(refusal("write-lat", "a", "b").contains("one server at most"));
+        assertTrue(refusal().contains("needs a test"));
+    }
+
+    @Test
+    void bothSidesMustAgreeOnTheSetup() {
+        assertEquals(parse("write-bw", "-s", "64").setup(), parse("write-bw", "-s", "64", "host").setup());
+        assertFalse(parse("write-bw", "-s", "64").setup().equals(parse("write-bw", "-s", "128").setup()));
+        PerfPeer peer = new PerfPeer(17, 0x1000, 0x42, null);
+        assertEquals(peer, PerfPeer.fromBytes(peer.toBytes(), 17, false));
+        assertTrue(assertThrows(IllegalStateException.class, () -> PerfPeer.fromBytes(peer.toBytes(), 18, false))
+                .getMessage().contains("both sides need the same"));
+    }
+
+    @Test
+    void theToolListsPerfAndItsHelp() throws Exception {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream out = new java.io.PrintStream(bytes, true);
+        assertEquals(0, Jrdma.run(List.of("perf", "-h"), out, out));
+        assertTrue(bytes.toString().contains("--report_gbits"), bytes.toString());
+        bytes.reset();
+        assertEquals(2, Jrdma.run(List.of("perf", "write-lat", "-n", "1"), out, out));
+        assertEquals("jrdma: perf: -n must be 5 to 100000000, not '1'\n", bytes.toString());
+    }
+}

@@ -1,0 +1,157 @@
+package io.jrdma.nativetest;
+
+import io.jrdma.ibverbs.Context;
+import io.jrdma.junit.RdmaDeviceTest;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code jrdma perf}: a Java server and a Java client for each test, with few iterations. Timing values are only
+ * checked to be positive: the emulated device measures nothing meaningful.
+ */
+@RdmaDeviceTest
+class PerfDeviceTest {
+    private static final String LATENCY_HEADER = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+            + "t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
+    private static final String BANDWIDTH_HEADER = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]"
+            + "   MsgRate[Mpps]";
+
+    /** The server's and the client's run of one test. */
+    private record Pair(ToolRun server, ToolRun client) {
+        String logs() {
+            return "server:\n" + server.output() + "\nclient:\n" + client.output();
+        }
+    }
+
+    @Test
+    void writeLatency(Context ctx) throws Exception {
+        Pair p = run(ctx, 18701, false, "write-lat", "-n", "200", "-s", "64");
+        assertTable(p.client(), LATENCY_HEADER, 64, 200, 9, p.logs());
+        assertTable(p.server(), LATENCY_HEADER, 64, 200, 9, p.logs());   // both sides of a ping-pong measure
+    }
+
+    @Test
+    void sendLatency(Context ctx) throws Exception {
+        Pair p = run(ctx, 18702, false, "send-lat", "-n", "200", "-s", "2");
+        assertTable(p.client(), LATENCY_HEADER, 2, 200, 9, p.logs());
+        assertTable(p.server(), LATENCY_HEADER, 2, 200, 9, p.logs());
+    }
+
+    @Test
+    void readLatency(Context ctx) throws Exception {
+        Pair p = run(ctx, 18703, false, "read-lat", "-n", "200", "-s", "4096");
+        assertTable(p.client(), LATENCY_HEADER, 4096, 200, 9, p.logs());
+        assertTrue(!p.server().output().contains("#bytes"), "the server of a read only serves memory\n" + p.logs());
+    }
+
+    @Test
+    void atomicLatency(Context ctx) throws Exception {
+        Pair p = run(ctx, 18704, false, "atomic-lat", "-n", "200");
+        assertTable(p.client(), LATENCY_HEADER, 8, 200, 9, p.logs());
+    }
+
+    @Test
+    void writeBandwidth(Context ctx) throws Exception {
+        Pair p = run(ctx, 18705, false, "write-bw", "-n", "200", "-s", "4096");
+        assertTable(p.client(), BANDWIDTH_HEADER, 4096, 200, 5, p.logs());
+        assertTable(p.server(), BANDWIDTH_HEADER, 4096, 200, 5, p.logs());   // the client's results, sent over
+    }
+
+    @Test
+    void sendBandwidth(Context ctx) throws Exception {
+        Pair p = run(ctx, 18706, false, "send-bw", "-n", "200", "-s", "1024");
+        assertTable(p.client(), BANDWIDTH_HEADER, 1024, 200, 5, p.logs());
+        assertTable(p.server(), BANDWIDTH_HEADER, 1024, 200, 5, p.logs());
+    }
+
+    @Test
+    void readBandwidth(Context ctx) throws Exception {
+        Pair p = run(ctx, 18707, false, "read-bw", "-n", "200", "-s", "65536");
+        assertTable(p.client(), BANDWIDTH_HEADER, 65536, 200, 5, p.logs());
+    }
+
+    @Test
+    void writeLatencyThroughRdmaCm(Context ctx) throws Exception {
+        Pair p = run(ctx, 18708, true, "write-lat", "-R", "-n", "100", "-s", "16");
+        assertTable(p.client(), LATENCY_HEADER, 16, 100, 9, p.logs());
+        assertTrue(p.client().output().contains("rdma_cm QPs     : ON"), p.logs());
+    }
+
+    @Test
+    void readBandwidthAsJson(Context ctx) throws Exception {
+        Pair p = run(ctx, 18709, false, "read-bw", "--json", "--report_gbits", "-n", "100", "-s", "8192");
+        String json = p.client().output().strip();
+        assertTrue(json.startsWith("{\"test\":\"read-bw\",\"device\":\"") && json.endsWith("}]}"), p.logs());
+        assertEquals(1, json.lines().count(), "one JSON document and nothing else\n" + p.logs());
+        assertEquals("8192", field(json, "bytes"), p.logs());
+        assertEquals("100", field(json, "iterations"), p.logs());
+        for (String key : List.of("bw_peak_gbit_per_sec", "bw_average_gbit_per_sec", "msg_rate_mpps")) {
+            assertTrue(Double.parseDouble(field(json, key)) > 0, key + "\n" + p.logs());
+        }
+    }
+
+    private static String field(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\":([0-9.eE+-]+)").matcher(json);
+        assertTrue(m.find(), key + " in " + json);
+        return m.group(1);
+    }
+
+    /** Starts the server, then the client (again while the server is not listening yet); both must exit 0. */
+    private static Pair run(Context ctx, int port, boolean cm, String... test) throws Exception {
+        List<String> common = new ArrayList<>(List.of("perf"));
+        common.addAll(Arrays.asList(test));
+        common.addAll(List.of("-p", Integer.toString(port)));
+        if (!cm) {
+            common.addAll(List.of("-d", ctx.device().name(), "-x", Integer.toString(DeviceSupport.gidIndex(ctx))));
+        }
+        CompletableFuture<ToolRun> server = ToolRun.jrdma(common);
+        List<String> clientLine = new ArrayList<>(common);
+        clientLine.add(cm ? DeviceSupport.ipAddress(ctx).getHostAddress() : "127.0.0.1");
+        ToolRun client;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        do {
+            client = ToolRun.jrdma(clientLine).get(180, TimeUnit.SECONDS);
+        } while (client.status() != 0 && notListeningYet(client.output()) && System.nanoTime() < deadline
+                && pause());
+        ToolRun served = server.get(180, TimeUnit.SECONDS);
+        Pair p = new Pair(served, client);
+        assertEquals(0, served.status(), p.logs());
+        assertEquals(0, client.status(), p.logs());
+        return p;
+    }
+
+    private static boolean notListeningYet(String output) {
+        String o = output.toLowerCase();
+        return o.contains("connection refused") || o.contains("reject") || o.contains("unreachable");
+    }
+
+    private static boolean pause() throws InterruptedException {
+        Thread.sleep(500);
+        return true;
+    }
+
+    /** The table under {@code header} has one row for {@code size} and {@code iterations}, all numbers positive. */
+    private static void assertTable(ToolRun run, String header, int size, int iterations, int columns, String logs) {
+        List<String> lines = run.output().lines().toList();
+        int at = lines.indexOf(header);
+        assertTrue(at >= 0, "table header\n" + logs);
+        String[] row = lines.get(at + 1).trim().split("\\s+");
+        assertEquals(columns, row.length, lines.get(at + 1) + "\n" + logs);
+        assertEquals(Integer.toString(size), row[0], logs);
+        assertEquals(Integer.toString(iterations), row[1], logs);
+        for (int i = 2; i < columns; i++) {
+            assertTrue(Double.parseDouble(row[i]) > 0, "column " + i + " of " + lines.get(at + 1) + "\n" + logs);
+        }
+        assertTrue(lines.get(at + 2).matches("-{20,}"), "the table closes\n" + logs);
+    }
+}
