@@ -512,22 +512,6 @@ final class PerfSession implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        Exception failure = null;
-        for (AutoCloseable c : new AutoCloseable[] {qp, mr, sendCq, recvCq, pd}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        Resources.closeAll(qp, mr, sendCq, recvCq, pd);
     }
 }

@@ -311,21 +311,8 @@ abstract class PingPong implements AutoCloseable {
     /** Closes everything this ping-pong created, newest first. */
     @Override
     public void close() throws Exception {
-        Exception failure = null;
-        while (!owned.isEmpty()) {
-            try {
-                owned.pop().close();
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        Resources.closeAll(owned.toArray(AutoCloseable[]::new));
+        owned.clear();
     }
 
     private static int pageSize() {
