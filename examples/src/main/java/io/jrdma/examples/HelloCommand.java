@@ -103,10 +103,7 @@ final class HelloCommand {
             // A write with immediate consumes a receive: the completion that says the data is there. Posted before
             // the client learns where to write, and once the queue pair is out of RESET, which takes none.
             qp.postReceive(new ReceiveWorkRequest(1).id(1));
-            peer.write(mine.toBytes());
-            peer.writeLong(mr.address());
-            peer.writeInt(mr.remoteKey());
-            peer.flush();
+            tell(peer, mine, mr);
             WorkCompletions wc = await(cq);
             if (!wc.hasImmediate(0) || wc.immediate(0) != IMMEDIATE) {
                 throw new IOException("hello: the client's write came without its immediate value");
@@ -126,10 +123,7 @@ final class HelloCommand {
             s.connect(new InetSocketAddress(InetAddress.getByName(server), tcpPort), 10_000);
             DataInputStream in = new DataInputStream(s.getInputStream());
             DataOutputStream peer = new DataOutputStream(s.getOutputStream());
-            peer.write(mine.toBytes());
-            peer.writeLong(mr.address());
-            peer.writeInt(mr.remoteKey());
-            peer.flush();
+            tell(peer, mine, mr);
             Endpoint theirs = Endpoint.fromBytes(in.readNBytes(Endpoint.BYTES));
             long address = in.readLong();
             int rkey = in.readInt();
@@ -144,6 +138,14 @@ final class HelloCommand {
             out.println(verdict == 0 ? "the server read it" : "the server read something else");
             return verdict;
         }
+    }
+
+    /** This side's part of the exchange: its endpoint, then its buffer's address and rkey. */
+    private static void tell(DataOutputStream peer, Endpoint mine, MemoryRegion mr) throws IOException {
+        peer.write(mine.toBytes());
+        peer.writeLong(mr.address());
+        peer.writeInt(mr.remoteKey());
+        peer.flush();
     }
 
     private static WorkCompletions await(CompletionQueue cq) throws IOException {

@@ -74,7 +74,9 @@ final class RpingCommand {
                 id.listen(3);
                 CmId child = id.await(Duration.ofDays(365), CmEventType.CONNECT_REQUEST).id();
                 try {
-                    return new Session(events, child).serve();
+                    try (Session session = new Session(events, child)) {
+                        return session.serve();
+                    }
                 } finally {
                     child.close();
                 }
@@ -84,7 +86,9 @@ final class RpingCommand {
             id.await(T, CmEventType.ADDR_RESOLVED);
             id.resolveRoute(RESOLVE);
             id.await(T, CmEventType.ROUTE_RESOLVED);
-            return new Session(events, id).ping();
+            try (Session session = new Session(events, id)) {
+                return session.ping();
+            }
         }
     }
 
@@ -117,7 +121,7 @@ final class RpingCommand {
     }
 
     /** One connection's verbs objects and the protocol on them. */
-    private final class Session {
+    private final class Session implements AutoCloseable {
         private final EventChannel events;
         private final CmId id;
         private final WorkCompletions wc = new WorkCompletions(1);
@@ -125,90 +129,100 @@ final class RpingCommand {
         private final SendWorkRequest rdmaWr = new SendWorkRequest(1);
         private final ReceiveWorkRequest recvWr = new ReceiveWorkRequest(1);
         private boolean disconnected;
+        private ProtectionDomain pd;
+        private CompletionQueue cq;
+        private QueuePair qp;
+        private MemoryRegion recv;
+        private MemoryRegion send;
+        private MemoryRegion rdma;
 
-        Session(EventChannel events, CmId id) {
+        /** What both roles use: the queue pair, its CQ, the advertisement buffers and the RDMA buffer. */
+        Session(EventChannel events, CmId id) throws Exception {
             this.events = events;
             this.id = id;
+            try {
+                Context ctx = id.context();
+                pd = ctx.allocateProtectionDomain();
+                cq = ctx.createCompletionQueue(32);
+                qp = id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).capacity(16, 2));
+                recv = pd.allocate(INFO_BYTES, Access.LOCAL_WRITE);
+                send = pd.allocate(INFO_BYTES);
+                rdma = pd.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
+                qp.postReceive(recvWr.reset().add(recv, 0, INFO_BYTES));
+                infoWr.reset().opcode(SendOpcode.SEND).signaled(true).add(send, 0, INFO_BYTES);
+            } catch (Exception e) {
+                try {
+                    close();
+                } catch (Exception suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            Resources.closeAll(rdma, send, recv, qp, cq, pd);
         }
 
         int serve() throws Exception {
-            Context ctx = id.context();
-            try (ProtectionDomain pd = ctx.allocateProtectionDomain();
-                 CompletionQueue cq = ctx.createCompletionQueue(32);
-                 QueuePair qp = id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).capacity(16, 2));
-                 MemoryRegion recv = pd.allocate(INFO_BYTES, Access.LOCAL_WRITE);
-                 MemoryRegion send = pd.allocate(INFO_BYTES);
-                 MemoryRegion rdma = pd.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_READ,
-                         Access.REMOTE_WRITE)) {
-                qp.postReceive(recvWr.reset().add(recv, 0, INFO_BYTES));
-                id.accept(rping());
-                id.await(T, CmEventType.ESTABLISHED);
-                infoWr.reset().opcode(SendOpcode.SEND).signaled(true).add(send, 0, INFO_BYTES);
-                while (true) {
-                    // The client's source buffer: read it.
-                    if (!awaitReceive(qp, cq, recv)) {
-                        break;
-                    }
-                    long addr = recv.segment().get(BE_LONG, 0);
-                    int rkey = recv.segment().get(BE_INT, 8);
-                    int length = recv.segment().get(BE_INT, 12);
-                    if (length > size) {
-                        throw new IllegalStateException("rping: the client's buffer (" + length
-                                + " bytes) is larger than this server's -S " + size);
-                    }
-                    qp.postSend(rdmaWr.reset().opcode(SendOpcode.RDMA_READ).signaled(true).rdma(addr, rkey)
-                            .add(rdma, 0, length));
-                    if (!awaitOwn(cq, WcOpcode.RDMA_READ)) {
-                        break;
-                    }
-                    String data = cString(rdma.segment());
-                    if (verbose) {
-                        out.println("server ping data: " + data);
-                    }
-                    qp.postSend(infoWr);
-                    // The client's sink buffer: write the data back.
-                    if (!awaitReceive(qp, cq, recv)) {
-                        break;
-                    }
-                    addr = recv.segment().get(BE_LONG, 0);
-                    rkey = recv.segment().get(BE_INT, 8);
-                    qp.postSend(rdmaWr.reset().opcode(SendOpcode.RDMA_WRITE).signaled(true).rdma(addr, rkey)
-                            .add(rdma, 0, data.length() + 1));
-                    if (!awaitOwn(cq, WcOpcode.RDMA_WRITE)) {
-                        break;
-                    }
-                    qp.postSend(infoWr);
+            id.accept(rping());
+            id.await(T, CmEventType.ESTABLISHED);
+            while (true) {
+                // The client's source buffer: read it.
+                if (!awaitReceive()) {
+                    break;
                 }
-                id.disconnect();
+                long addr = recv.segment().get(BE_LONG, 0);
+                int rkey = recv.segment().get(BE_INT, 8);
+                int length = recv.segment().get(BE_INT, 12);
+                if (length > size) {
+                    throw new IllegalStateException("rping: the client's buffer (" + length
+                            + " bytes) is larger than this server's -S " + size);
+                }
+                qp.postSend(rdmaWr.reset().opcode(SendOpcode.RDMA_READ).signaled(true).rdma(addr, rkey)
+                        .add(rdma, 0, length));
+                if (!awaitOwn(WcOpcode.RDMA_READ)) {
+                    break;
+                }
+                String data = cString(rdma.segment());
+                if (verbose) {
+                    out.println("server ping data: " + data);
+                }
+                qp.postSend(infoWr);
+                // The client's sink buffer: write the data back.
+                if (!awaitReceive()) {
+                    break;
+                }
+                addr = recv.segment().get(BE_LONG, 0);
+                rkey = recv.segment().get(BE_INT, 8);
+                qp.postSend(rdmaWr.reset().opcode(SendOpcode.RDMA_WRITE).signaled(true).rdma(addr, rkey)
+                        .add(rdma, 0, data.length() + 1));
+                if (!awaitOwn(WcOpcode.RDMA_WRITE)) {
+                    break;
+                }
+                qp.postSend(infoWr);
             }
+            id.disconnect();
             return 0;
         }
 
         int ping() throws Exception {
-            Context ctx = id.context();
-            try (ProtectionDomain pd = ctx.allocateProtectionDomain();
-                 CompletionQueue cq = ctx.createCompletionQueue(32);
-                 QueuePair qp = id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).capacity(16, 2));
-                 MemoryRegion recv = pd.allocate(INFO_BYTES, Access.LOCAL_WRITE);
-                 MemoryRegion send = pd.allocate(INFO_BYTES);
-                 MemoryRegion start = pd.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_READ,
-                         Access.REMOTE_WRITE);
-                 MemoryRegion rdma = pd.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_READ,
-                         Access.REMOTE_WRITE)) {
-                qp.postReceive(recvWr.reset().add(recv, 0, INFO_BYTES));
+            // The client's source buffer, which the server reads; rdma is the sink it writes back into.
+            try (MemoryRegion start = pd.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_READ,
+                    Access.REMOTE_WRITE)) {
                 id.connect(rping());
                 id.await(T, CmEventType.ESTABLISHED);
-                infoWr.reset().opcode(SendOpcode.SEND).signaled(true).add(send, 0, INFO_BYTES);
                 int first = 65;
                 for (int ping = 0; count == 0 || ping < count; ping++) {
                     fill(start.segment(), ping, first);
                     first = first == 122 ? 65 : first + 1;
-                    advertise(qp, send, start);
-                    if (!awaitReceive(qp, cq, recv)) {
+                    advertise(start);
+                    if (!awaitReceive()) {
                         throw new IllegalStateException("rping: the server went away");
                     }
-                    advertise(qp, send, rdma);
-                    if (!awaitReceive(qp, cq, recv)) {
+                    advertise(rdma);
+                    if (!awaitReceive()) {
                         throw new IllegalStateException("rping: the server went away");
                     }
                     if (validate && start.segment().mismatch(rdma.segment()) != -1) {
@@ -228,7 +242,7 @@ final class RpingCommand {
             return ConnectionParameters.defaults().withResources(1, 1).withRetryCount(7).withRnrRetryCount(7);
         }
 
-        private void advertise(QueuePair qp, MemoryRegion send, MemoryRegion buffer) throws RdmaException {
+        private void advertise(MemoryRegion buffer) throws RdmaException {
             MemorySegment info = send.segment();
             info.set(BE_LONG, 0, buffer.address());
             info.set(BE_INT, 8, buffer.remoteKey());
@@ -237,8 +251,8 @@ final class RpingCommand {
         }
 
         /** Waits for the next receive (reposting the buffer); false if the peer disconnected first. */
-        private boolean awaitReceive(QueuePair qp, CompletionQueue cq, MemoryRegion recv) throws Exception {
-            if (!awaitOwn(cq, WcOpcode.RECV)) {
+        private boolean awaitReceive() throws Exception {
+            if (!awaitOwn(WcOpcode.RECV)) {
                 return false;
             }
             if (wc.byteLength(0) != INFO_BYTES) {
@@ -252,7 +266,7 @@ final class RpingCommand {
          * Polls until a completion of {@code opcode} (send completions pass by); false if the peer disconnected or
          * the queue pair was flushed.
          */
-        private boolean awaitOwn(CompletionQueue cq, WcOpcode opcode) throws Exception {
+        private boolean awaitOwn(WcOpcode opcode) throws Exception {
             while (true) {
                 if (cq.poll(wc) == 1) {
                     if (wc.status(0) == WcStatus.WR_FLUSH_ERR) {
