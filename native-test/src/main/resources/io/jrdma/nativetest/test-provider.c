@@ -173,6 +173,8 @@ void *tp_memory(struct tp *tp) { return tp->memory; }
 long tp_memory_size(void) { return sizeof(((struct tp *)0)->memory); }
 struct ibv_comp_channel *tp_channel(struct tp *tp) { return &tp->channel; }
 struct ibv_cq *tp_cq(struct tp *tp) { return &tp->cq; }
+struct ibv_qp *tp_qp(struct tp *tp) { return &tp->qp; }
+struct ibv_send_wr *tp_send_wr(struct tp *tp) { return &tp->send; }
 uint64_t tp_sends(struct tp *tp) { return tp->sends; }
 uint64_t tp_recvs(struct tp *tp) { return tp->recvs; }
 uint64_t tp_polled(struct tp *tp) { return tp->polled; }
