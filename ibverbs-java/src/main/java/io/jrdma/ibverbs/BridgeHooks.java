@@ -4,6 +4,7 @@ import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.VerbsBridge;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Set;
 
 /** The verbs side of {@link VerbsBridge}, installed when the bridge is first used. */
 final class BridgeHooks implements VerbsBridge.Hooks {
@@ -33,6 +34,27 @@ final class BridgeHooks implements VerbsBridge.Hooks {
     @Override
     public MemorySegment pointer(ProtectionDomain pd) {
         return pd.segment();
+    }
+
+    @Override
+    public ProtectionDomain adoptProtectionDomain(Context context, MemorySegment pd) {
+        return ProtectionDomain.adopt(context, pd);
+    }
+
+    @Override
+    public MemoryRegion adoptMemoryRegion(ProtectionDomain pd, MemorySegment mr, MemorySegment memory,
+                                          Set<Access> access) {
+        return MemoryRegion.adopt(pd, mr, memory, access);
+    }
+
+    @Override
+    public CompletionChannel adoptCompletionChannel(Context context, MemorySegment channel) {
+        return CompletionChannel.adopt(context, channel);
+    }
+
+    @Override
+    public CompletionQueue adoptCompletionQueue(Context context, CompletionChannel channel, MemorySegment cq) {
+        return CompletionQueue.adopt(context, channel, cq);
     }
 
     @Override

@@ -37,14 +37,25 @@ public final class CompletionChannel extends NativeResource {
     private final MemorySegment channel;
     private final int fd;
     private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
+    /** Made and freed by someone else (see {@link #adopt}): never destroyed natively. */
+    private final boolean adopted;
 
     CompletionChannel(Context context) throws RdmaException {
+        this(context, Verbs.pointer("ibv_create_comp_channel", CREATE, context.segment()), false);
+    }
+
+    private CompletionChannel(Context context, MemorySegment channel, boolean adopted) {
         super(context);
         this.context = context;
-        this.channel = Verbs.pointer("ibv_create_comp_channel", CREATE, context.segment())
-                .reinterpret(ibv_comp_channel.sizeof());
-        this.fd = ibv_comp_channel.fd(channel);
+        this.channel = channel.reinterpret(ibv_comp_channel.sizeof());
+        this.adopted = adopted;
+        this.fd = ibv_comp_channel.fd(this.channel);
         Fd.setNonBlocking(fd);
+    }
+
+    /** The channel over {@code channel}, which something other than libibverbs created and will destroy. */
+    static CompletionChannel adopt(Context context, MemorySegment channel) {
+        return create(() -> new CompletionChannel(context, channel, true), context);
     }
 
     /**
@@ -93,7 +104,9 @@ public final class CompletionChannel extends NativeResource {
 
     @Override
     protected void destroy() throws RdmaException {
-        Verbs.check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(channel));
+        if (!adopted) {
+            Verbs.check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(channel));
+        }
     }
 
     @Override

@@ -39,9 +39,13 @@ public final class CompletionQueue extends NativeResource {
     private final MemorySegment reqNotifyCq;
 
     private final ExtendedPoll extendedPoll;
+    /** Made and freed by someone else (see {@link #adopt}): never destroyed natively. */
+    private final boolean adopted;
 
-    private CompletionQueue(Context context, CompletionChannel channel, MemorySegment cq, Set<WcField> fields) {
+    private CompletionQueue(Context context, CompletionChannel channel, MemorySegment cq, Set<WcField> fields,
+                            boolean adopted) {
         super(parents(context, channel));
+        this.adopted = adopted;
         this.context = context;
         this.channel = channel;
         this.cq = cq;
@@ -61,8 +65,17 @@ public final class CompletionQueue extends NativeResource {
         return create(() -> {
             MemorySegment cq = Verbs.pointer("ibv_create_cq", CREATE_CQ, context.segment(), entries,
                     MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.segment(), vector);
-            return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null);
+            return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null, false);
         }, parents(context, channel));
+    }
+
+    /**
+     * The completion queue over {@code cq}, which something other than libibverbs created (reporting to
+     * {@code channel}'s native channel, or none) and will destroy.
+     */
+    static CompletionQueue adopt(Context context, CompletionChannel channel, MemorySegment cq) {
+        return create(() -> new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null, true),
+                parents(context, channel));
     }
 
     /** {@code ibv_create_cq_ex}, through the provider's {@code create_cq_ex} as verbs.h does. */
@@ -85,7 +98,8 @@ public final class CompletionQueue extends NativeResource {
                 MemorySegment cq = Verbs.pointer("ibv_create_cq_ex",
                         Errno.capturing(op, verbs_context.create_cq_ex.descriptor()), context.segment(), attr);
                 // An ibv_cq_ex starts with an ibv_cq: ibv_cq_ex_to_cq is a cast.
-                return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), Set.copyOf(fields));
+                return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), Set.copyOf(fields),
+                        false);
             }
         }, parents(context, channel));
     }
@@ -200,7 +214,9 @@ public final class CompletionQueue extends NativeResource {
         if (extendedPoll != null && extendedPoll.inPoll()) {
             throw new IllegalStateException("cannot close " + this + " between start() and end() of its poll");
         }
-        Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
+        if (!adopted) {
+            Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
+        }
         context.unregister(cq);
         if (channel != null) {
             channel.detach(this);

@@ -48,6 +48,8 @@ public final class MemoryRegion extends NativeResource {
     private final MemorySegment mr;
     private volatile int lkey;
     private volatile int rkey;
+    /** Made and freed by someone else (see {@link #adopt}): never deregistered natively. */
+    private final boolean adopted;
 
     MemoryRegion(ProtectionDomain pd, MemorySegment segment, Arena arena, EnumSet<Access> access, boolean owned)
             throws RdmaException {
@@ -68,6 +70,7 @@ public final class MemoryRegion extends NativeResource {
         this.mr = result.reinterpret(ibv_mr.sizeof());
         this.lkey = ibv_mr.lkey(mr);
         this.rkey = ibv_mr.rkey(mr);
+        this.adopted = false;
         if (!owned) {
             // Runs when the memory's arena closes, before the memory is freed (cleanups run last-added first).
             MemorySegment.NULL.reinterpret(arena, ignored -> deregisterOnArenaClose());
@@ -98,6 +101,30 @@ public final class MemoryRegion extends NativeResource {
         this.mr = result.reinterpret(ibv_mr.sizeof());
         this.lkey = ibv_mr.lkey(mr);
         this.rkey = ibv_mr.rkey(mr);
+        this.adopted = false;
+    }
+
+    private MemoryRegion(ProtectionDomain pd, MemorySegment mr, MemorySegment memory, EnumSet<Access> access) {
+        super(pd);
+        this.pd = pd;
+        this.segment = memory;
+        this.address = memory.address();
+        this.length = memory.byteSize();
+        this.ownedArena = null;
+        this.access = Collections.unmodifiableSet(access);
+        this.mr = mr.reinterpret(ibv_mr.sizeof());
+        this.lkey = ibv_mr.lkey(this.mr);
+        this.rkey = ibv_mr.rkey(this.mr);
+        this.adopted = true;
+    }
+
+    /**
+     * The region {@code mr} over {@code memory}, which something other than libibverbs registered and will
+     * deregister.
+     */
+    static MemoryRegion adopt(ProtectionDomain pd, MemorySegment mr, MemorySegment memory, Set<Access> access) {
+        EnumSet<Access> set = Access.setOf(access.toArray(Access[]::new));
+        return create(() -> new MemoryRegion(pd, mr, memory, set), pd);
     }
 
     private void deregisterOnArenaClose() {
@@ -256,7 +283,9 @@ public final class MemoryRegion extends NativeResource {
 
     @Override
     protected void destroy() throws RdmaException {
-        Verbs.check("ibv_dereg_mr", ibverbs_h.ibv_dereg_mr(mr));
+        if (!adopted) {
+            Verbs.check("ibv_dereg_mr", ibverbs_h.ibv_dereg_mr(mr));
+        }
         if (ownedArena != null) {
             ownedArena.close();
         }

@@ -29,11 +29,23 @@ public final class ProtectionDomain extends NativeResource {
 
     private final Context context;
     private final MemorySegment pd;
+    /** Made and freed by someone else (see {@link #adopt}): never deallocated natively. */
+    private final boolean adopted;
 
     ProtectionDomain(Context context) throws RdmaException {
+        this(context, Verbs.pointer("ibv_alloc_pd", ALLOC_PD, context.segment()), false);
+    }
+
+    private ProtectionDomain(Context context, MemorySegment pd, boolean adopted) {
         super(context);
         this.context = context;
-        this.pd = Verbs.pointer("ibv_alloc_pd", ALLOC_PD, context.segment()).reinterpret(ibv_pd.sizeof());
+        this.pd = pd.reinterpret(ibv_pd.sizeof());
+        this.adopted = adopted;
+    }
+
+    /** The protection domain over {@code pd}, which something other than libibverbs allocated and will free. */
+    static ProtectionDomain adopt(Context context, MemorySegment pd) {
+        return create(() -> new ProtectionDomain(context, pd, true), context);
     }
 
     /** The context this PD belongs to. */
@@ -177,7 +189,9 @@ public final class ProtectionDomain extends NativeResource {
 
     @Override
     protected void destroy() throws RdmaException {
-        Verbs.check("ibv_dealloc_pd", ibverbs_h.ibv_dealloc_pd(pd));
+        if (!adopted) {
+            Verbs.check("ibv_dealloc_pd", ibverbs_h.ibv_dealloc_pd(pd));
+        }
     }
 
     /** The native {@code struct ibv_pd *}. */

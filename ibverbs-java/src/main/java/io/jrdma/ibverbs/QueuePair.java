@@ -54,6 +54,13 @@ public final class QueuePair extends NativeResource {
     private final MemorySegment postRecvFn;
     private final int qpn;
     private final Capabilities capabilities;
+    private final int maxSendSge;
+    /**
+     * The opcodes (bit = ordinal) a request may carry past the post's quick check of the scatter/gather and inline
+     * limits: those this type takes that need nothing else checked. Any other request (atomics, UD destinations, an
+     * opcode the type refuses) gets {@link #checkSend}'s full check.
+     */
+    private final long plainOpcodes;
     private final ExtendedPost extendedPost;
     private final VerbsBridge.QpCreator creator;
 
@@ -257,6 +264,8 @@ public final class QueuePair extends NativeResource {
             this.capabilities = new Capabilities(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_recv_wr(cap),
                     ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap), ibv_qp_cap.max_inline_data(cap));
         }
+        this.maxSendSge = capabilities.maxSendSge();
+        this.plainOpcodes = plainOpcodes(type);
         this.qpn = ibv_qp.qp_num(qp);
         MemorySegment ops = ibv_context.ops(pd.context().segment());
         this.postSendFn = ibv_context_ops.post_send(ops);
@@ -456,8 +465,11 @@ public final class QueuePair extends NativeResource {
         checkOpen();
         boolean binds = false;
         for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
-            checkSend(wr);
-            binds |= wr.opcode() == SendOpcode.BIND_MW;
+            SendOpcode op = wr.opcode();
+            if (wr.sgeCount() > maxSendSge || wr.isInline() || (plainOpcodes & 1L << op.ordinal()) == 0) {
+                checkSend(wr);
+            }
+            binds |= op == SendOpcode.BIND_MW;
         }
         int rc;
         enter();
@@ -503,9 +515,9 @@ public final class QueuePair extends NativeResource {
     }
 
     private void checkSend(SendWorkRequest wr) {
-        if (wr.sgeCount() > capabilities.maxSendSge()) {
+        if (wr.sgeCount() > maxSendSge) {
             throw new IllegalArgumentException("send request has " + wr.sgeCount()
-                    + " scatter/gather entries; this queue pair takes " + capabilities.maxSendSge());
+                    + " scatter/gather entries; this queue pair takes " + maxSendSge);
         }
         if (wr.isInline() && wr.totalBytes() > capabilities.maxInlineData()) {
             throw new IllegalArgumentException("inline send of " + wr.totalBytes() + " bytes; this queue pair "
@@ -524,10 +536,24 @@ public final class QueuePair extends NativeResource {
         if (op.isAtomic() && (wr.sgeCount() != 1 || wr.totalBytes() != 8)) {
             throw new IllegalArgumentException(op + " needs exactly one 8-byte local entry for the old value");
         }
-        if (type != QpType.RC && op != SendOpcode.SEND && op != SendOpcode.SEND_WITH_IMM
-                && !(type == QpType.UC && (op == SendOpcode.RDMA_WRITE || op == SendOpcode.RDMA_WRITE_WITH_IMM))) {
+        if (!takes(type, op)) {
             throw new IllegalArgumentException(op + " is not supported on a " + type + " queue pair");
         }
+    }
+
+    private static boolean takes(QpType type, SendOpcode op) {
+        return type == QpType.RC || op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM
+                || type == QpType.UC && (op == SendOpcode.RDMA_WRITE || op == SendOpcode.RDMA_WRITE_WITH_IMM);
+    }
+
+    private static long plainOpcodes(QpType type) {
+        long mask = 0;
+        for (SendOpcode op : SendOpcode.values()) {
+            if (type != QpType.UD && !op.isAtomic() && takes(type, op)) {
+                mask |= 1L << op.ordinal();
+            }
+        }
+        return mask;
     }
 
     @FunctionalInterface

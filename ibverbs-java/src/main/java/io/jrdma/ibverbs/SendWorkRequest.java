@@ -56,6 +56,8 @@ public final class SendWorkRequest {
     private final MemorySegment badWr;
     private final ScatterGatherList sgl;
     private SendOpcode opcode = SendOpcode.SEND;
+    /** {@code send_flags} as written, kept here too so that posting checks them without reading native memory. */
+    private int flags;
     private SendWorkRequest next;
     private AddressHandle addressHandle;
     private MemoryWindow window;
@@ -80,6 +82,7 @@ public final class SendWorkRequest {
         wr.set(ValueLayout.ADDRESS, SG_LIST, sgl.segment());
         sgl.clear();
         opcode = SendOpcode.SEND;
+        flags = 0;
         next = null;
         addressHandle = null;
         window = null;
@@ -238,7 +241,7 @@ public final class SendWorkRequest {
     }
 
     boolean isInline() {
-        return (wr.get(ValueLayout.JAVA_INT, SEND_FLAGS) & INLINE) != 0;
+        return (flags & INLINE) != 0;
     }
 
     long idValue() {
@@ -254,8 +257,8 @@ public final class SendWorkRequest {
     }
 
     private SendWorkRequest flag(int bit, boolean on) {
-        int flags = wr.get(ValueLayout.JAVA_INT, SEND_FLAGS);
-        wr.set(ValueLayout.JAVA_INT, SEND_FLAGS, on ? flags | bit : flags & ~bit);
+        flags = on ? flags | bit : flags & ~bit;
+        wr.set(ValueLayout.JAVA_INT, SEND_FLAGS, flags);
         return this;
     }
 }

@@ -130,14 +130,10 @@ public abstract class NativeResource implements AutoCloseable {
      * @throws IllegalStateException if the resource is closed (or being closed)
      */
     protected final void enter() {
-        while (true) {
-            int u = users;
-            if (u < 0) {
-                throw new IllegalStateException(this + " is closed");
-            }
-            if (USERS.compareAndSet(this, u, u + 1)) {
-                return;
-            }
+        // One atomic add, no retry loop: after the claim, a refused call's +1 and -1 leave the count negative.
+        if ((int) USERS.getAndAdd(this, 1) < 0) {
+            USERS.getAndAdd(this, -1);
+            throw new IllegalStateException(this + " is closed");
         }
     }
 
@@ -174,7 +170,8 @@ public abstract class NativeResource implements AutoCloseable {
             try {
                 destroy();
             } catch (RdmaException | RuntimeException e) {
-                users = 0;
+                // Undo the claim only: refused calls may be between their +1 and -1 (CLAIMED is its own negation).
+                USERS.getAndAdd(this, CLAIMED);
                 throw e;
             }
             closed = true;

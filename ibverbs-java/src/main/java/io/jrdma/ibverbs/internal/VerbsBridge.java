@@ -1,16 +1,22 @@
 package io.jrdma.ibverbs.internal;
 
+import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.AddressHandle;
+import io.jrdma.ibverbs.CompletionChannel;
+import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Set;
 
 /**
  * What jrdma's connection manager needs of the verbs API beyond its public surface: contexts that librdmacm opened,
- * queue pairs that librdmacm creates, and native pointers. Exported to {@code io.jrdma.rdmacm} only.
+ * queue pairs that librdmacm creates, and native pointers. Exported to {@code io.jrdma.rdmacm} only. The test
+ * provider (fake native objects in plain memory, for measuring the binding's own cost) wraps its objects here too.
  */
 public final class VerbsBridge {
     private static volatile Hooks hooks;
@@ -34,6 +40,21 @@ public final class VerbsBridge {
         AddressHandle createAddressHandle(ProtectionDomain pd, MemorySegment ahAttr) throws RdmaException;
 
         MemorySegment pointer(ProtectionDomain pd);
+
+        // Objects that something other than libibverbs made and will free: closing them releases the Java side only.
+
+        /** The protection domain over {@code struct ibv_pd *pd}, whose context is {@code context}'s. */
+        ProtectionDomain adoptProtectionDomain(Context context, MemorySegment pd);
+
+        /** The region over {@code struct ibv_mr *mr} registering {@code memory} with {@code access}. */
+        MemoryRegion adoptMemoryRegion(ProtectionDomain pd, MemorySegment mr, MemorySegment memory,
+                                       Set<Access> access);
+
+        /** The completion channel over {@code struct ibv_comp_channel *channel}. */
+        CompletionChannel adoptCompletionChannel(Context context, MemorySegment channel);
+
+        /** The completion queue over {@code struct ibv_cq *cq}, reporting to {@code channel} (or none). */
+        CompletionQueue adoptCompletionQueue(Context context, CompletionChannel channel, MemorySegment cq);
 
         MemorySegment pointer(QueuePair qp);
     }
