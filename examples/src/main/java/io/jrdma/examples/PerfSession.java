@@ -457,11 +457,15 @@ final class PerfSession implements AutoCloseable {
     }
 
     /**
-     * Both sides reach the same point: each writes its next generation into the other's control area and waits for
-     * the other's. After the last one the peer may tear down at once, so an error on this side's own write no longer
-     * matters once the peer's generation is here.
+     * Both sides reach the same point: over the link when it can wait asleep (perftest's TCP handshake), else each
+     * writes its next generation into the other's control area and waits for the other's. After the last one the
+     * peer may tear down at once, so an error on this side's own write no longer matters once the peer's generation
+     * is here.
      */
-    private void barrier(boolean last) throws RdmaException {
+    private void barrier(boolean last) throws Exception {
+        if (link.sync()) {
+            return;
+        }
         generation++;
         mem.set(BE_LONG, control + OUTBOX + BARRIER, generation);
         postControl(BARRIER, 8);
