@@ -90,7 +90,6 @@ final class PerfSession implements AutoCloseable {
     private long remoteBase;
     private int rkey;
     private long generation;
-    private int outstanding;
 
     /**
      * Creates the verbs objects on the link's device.
@@ -198,7 +197,8 @@ final class PerfSession implements AutoCloseable {
 
     /**
      * write-lat and send-lat: the client sends first, each side answers what it received; every iteration is one
-     * round trip. A write is seen by polling the last byte of the target area for the iteration's counter.
+     * round trip. As in perftest, a side awaits its own send's completion before the peer's message. A write is seen
+     * by polling the last byte of the target area for the iteration's counter.
      */
     private PerfResult pingPong(int size) throws RdmaException {
         boolean write = test.verb() == PerfTest.Verb.WRITE;
@@ -239,11 +239,10 @@ final class PerfSession implements AutoCloseable {
                 if (write) {
                     mem.set(ValueLayout.JAVA_BYTE, postAt, (byte) scnt);
                 }
-                postSignaled();
+                postAndComplete();
             }
         }
         long end = System.nanoTime();
-        drainSends();
         if (!timed) {
             return PerfResult.latency(size, iters, LatencyStatistics.ofStamps(stamps, iters, test.rttFactor()));
         }
@@ -294,11 +293,7 @@ final class PerfSession implements AutoCloseable {
             } else {
                 stamps[done] = now;
             }
-            qp.postSend(data);
-            while (sendCq.poll(one) == 0) {
-                // busy polling, as perftest does
-            }
-            check(one, 0);
+            postAndComplete();
             done++;
         }
         long end = System.nanoTime();
@@ -399,26 +394,13 @@ final class PerfSession implements AutoCloseable {
         }
     }
 
-    private void postSignaled() throws RdmaException {
-        while (outstanding >= options.txDepth()) {
-            reapSends();
-        }
+    /** Posts {@code data} and busy-polls its completion: perftest's latency loops do so before awaiting the peer. */
+    private void postAndComplete() throws RdmaException {
         qp.postSend(data);
-        outstanding++;
-    }
-
-    private void reapSends() throws RdmaException {
-        int n = sendCq.poll(batch);
-        for (int i = 0; i < n; i++) {
-            check(batch, i);
+        while (sendCq.poll(one) == 0) {
+            // busy polling, as perftest does
         }
-        outstanding -= n;
-    }
-
-    private void drainSends() throws RdmaException {
-        while (outstanding > 0) {
-            reapSends();
-        }
+        check(one, 0);
     }
 
     private static void check(WorkCompletions wc, int i) {
