@@ -107,8 +107,9 @@ final class PerfSession implements AutoCloseable {
         this.control = 2L * area;
         this.rxDepth = test.verb() != PerfTest.Verb.SEND ? 1 : test.latency() ? RX_DEPTH_LAT : RX_DEPTH_BW;
         boolean timed = options.seconds() > 0;
-        this.stamps = new long[timed ? 1 : options.iterations()];
-        this.completedAt = new long[timed || test.latency() ? 1 : options.iterations()];
+        boolean perMessage = !timed && (test.latency() || !options.noPeak());
+        this.stamps = new long[perMessage ? options.iterations() : 1];
+        this.completedAt = new long[perMessage && !test.latency() ? options.iterations() : 1];
         var ctx = link.context();
         pd = ctx.allocateProtectionDomain();
         try {
@@ -315,7 +316,8 @@ final class PerfSession implements AutoCloseable {
 
     /**
      * The bandwidth tests' client: the tx depth kept full, one send in {@code min(100, tx depth)} signaled (and the
-     * last); a completion stands for every message up to its wr_id.
+     * last); a completion stands for every message up to its wr_id. For the peak every post and completion is timed;
+     * without it (-N, -D) only the first post and the last completion, as perftest does.
      */
     private PerfResult stream(int size) throws RdmaException {
         switch (test.verb()) {
@@ -327,6 +329,7 @@ final class PerfSession implements AutoCloseable {
         int txDepth = options.txDepth();
         int cqMod = Math.min(CQ_MODERATION, txDepth);
         boolean timed = options.seconds() > 0;
+        boolean perMessage = !timed && !options.noPeak();
         long limit = timed ? Long.MAX_VALUE : options.iterations();
         long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
         long posted = 0;
@@ -335,18 +338,19 @@ final class PerfSession implements AutoCloseable {
         long last = 0;
         while (completed < limit) {
             while (posted < limit && posted - completed < txDepth) {
-                long now = System.nanoTime();
-                if (timed && limit == Long.MAX_VALUE && posted > 0 && now - deadline > 0) {
-                    limit = posted + 1;
-                }
-                data.id(posted).signaled((posted + 1) % cqMod == 0 || posted + 1 == limit);
-                if (timed) {
+                if (perMessage || posted == 0 || timed) {
+                    long now = System.nanoTime();
+                    if (timed && limit == Long.MAX_VALUE && posted > 0 && now - deadline > 0) {
+                        limit = posted + 1;
+                    }
                     if (posted == 0) {
                         first = now;
                     }
-                } else {
-                    stamps[(int) posted] = now;
+                    if (perMessage) {
+                        stamps[(int) posted] = now;
+                    }
                 }
+                data.id(posted).signaled((posted + 1) % cqMod == 0 || posted + 1 == limit);
                 qp.postSend(data);
                 posted++;
             }
@@ -356,7 +360,7 @@ final class PerfSession implements AutoCloseable {
                 for (int i = 0; i < n; i++) {
                     check(batch, i);
                     long upTo = batch.id(i);
-                    for (long c = completed; !timed && c <= upTo; c++) {
+                    for (long c = completed; perMessage && c <= upTo; c++) {
                         completedAt[(int) c] = now;
                     }
                     completed = upTo + 1;
@@ -364,11 +368,13 @@ final class PerfSession implements AutoCloseable {
                 last = now;
             }
         }
-        if (!timed) {
+        if (perMessage) {
             return PerfResult.bandwidth(size, posted,
                     BandwidthStatistics.of(stamps, completedAt, (int) posted, size));
         }
-        writeStop(posted);
+        if (timed) {
+            writeStop(posted);
+        }
         return PerfResult.bandwidth(size, posted, BandwidthStatistics.ofTotal((long) size * posted, posted,
                 last - first, 0));
     }
