@@ -29,11 +29,12 @@ public final class PerformancePlot {
     private static final int PANEL_W = 560;
     private static final int H = 440;
     private static final int LEFT = 70;
-    private static final int RIGHT = 20;
+    private static final int RIGHT = 40;
     private static final int TOP = 40;
     private static final int BOTTOM = 120;
     private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
             new Color(0x9467bd), new Color(0xff7f0e)};
+    private static final Stroke THIN = new BasicStroke(1f);
     private static final Stroke SOLID = new BasicStroke(2f);
     private static final Stroke DASHED = new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
             new float[] {7f, 5f}, 0f);
@@ -74,6 +75,7 @@ public final class PerformancePlot {
         int px = x0 + LEFT;
         int pw = PANEL_W - LEFT - RIGHT;
         int ph = H - TOP - BOTTOM;
+        g.setStroke(THIN);
         g.setColor(Color.BLACK);
         g.drawString(title, px, TOP - 14);
         if (tests.isEmpty() || tests.stream().allMatch(t -> t.rows().isEmpty())) {
