@@ -2,5 +2,7 @@
 module io.jrdma.examples {
     requires io.jrdma.ibverbs;
     requires io.jrdma.rdmacm;
+    /** Only the benchmark report draws (its plot); the tool itself needs no desktop module. */
+    requires static java.desktop;
     exports io.jrdma.examples;
 }

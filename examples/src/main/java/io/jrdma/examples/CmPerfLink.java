@@ -117,6 +117,11 @@ final class CmPerfLink implements PerfLink {
     }
 
     @Override
+    public boolean sync() {
+        return false;
+    }
+
+    @Override
     public void finish() throws Exception {
         if (options.client()) {
             id.disconnect();

@@ -41,6 +41,13 @@ interface PerfLink extends AutoCloseable {
      */
     PerfPeer connect(QueuePair qp, PerfPeer mine) throws Exception;
 
+    /**
+     * Waits asleep until the peer calls this too, as perftest's handshake on its TCP socket does, and returns true;
+     * returns false at once when this link has no such channel (rdma_cm), and the caller synchronizes over the queue
+     * pair instead. A side that sleeps here leaves the CPU to the peer's measurement and to the device's work.
+     */
+    boolean sync() throws Exception;
+
     /** The closing handshake: returns once the peer is done too, so that neither side's last packets are lost. */
     void finish() throws Exception;
 

@@ -26,14 +26,17 @@ import java.util.Map;
  * @param txDepth     sends kept in flight (-t)
  * @param inlineSize  largest message sent inline (-I)
  * @param json        print one JSON document instead of the tables (--json)
+ * @param noPeak      bandwidth without the peak (-N): time only the first post and the last completion
  * @param server      the server to connect to, or {@code null} to be the server
  */
 record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, List<Integer> sizes, int iterations,
                    int seconds, int tcpPort, boolean reportGbits, boolean rdmaCm, int txDepth, int inlineSize,
-                   boolean json, String server) {
+                   boolean json, boolean noPeak, String server) {
 
     static final int MAX_SIZE = 1 << 23;
     static final int MIN_ITERATIONS = 5;
+    /** Above this many iterations perftest leaves the peak out of bandwidth tests by itself. */
+    static final int NO_PEAK_ABOVE = 20_000;
     private static final String CMD = "perf";
 
     /** Long option → its short name; {@code --report_gbits} and {@code --json} have none. */
@@ -41,7 +44,8 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
             Map.entry("--ib-dev", "-d"), Map.entry("--ib-port", "-i"), Map.entry("--gid-index", "-x"),
             Map.entry("--size", "-s"), Map.entry("--iters", "-n"), Map.entry("--all", "-a"),
             Map.entry("--duration", "-D"), Map.entry("--port", "-p"), Map.entry("--rdma_cm", "-R"),
-            Map.entry("--tx-depth", "-t"), Map.entry("--inline_size", "-I"), Map.entry("--CPU-freq", "-F"));
+            Map.entry("--tx-depth", "-t"), Map.entry("--inline_size", "-I"), Map.entry("--CPU-freq", "-F"),
+            Map.entry("--noPeak", "-N"));
 
     /** The options that take a value. */
     private static final String VALUED = "dixsnDptI";
@@ -83,6 +87,7 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
         int txDepth = test.defaultTxDepth();
         int inline = test.defaultInline();
         boolean json = false;
+        boolean noPeak = false;
         List<String> operands = new ArrayList<>();
         for (int i = 1; i < args.size(); i++) {
             String a = args.get(i);
@@ -113,6 +118,7 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
                 case "-t" -> txDepth = Args.number(CMD, a, value, 1, 15000);
                 case "-I" -> inline = Args.number(CMD, a, value, 0, 912);
                 case "-R" -> cm = true;
+                case "-N" -> noPeak = true;
                 case "-F" -> { } // perftest's cpufreq warning: jrdma gives none
                 case "--report_gbits" -> gbits = true;
                 case "--json" -> json = true;
@@ -140,9 +146,10 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
         if (test.latency() && txDepth != 1) {
             throw new IllegalArgumentException(CMD + ": latency tests keep one operation in flight: -t must be 1");
         }
-        return new PerfOptions(test, device, ibPort, gid, sizes(test, all, size),
-                iterations != null ? iterations : test.defaultIterations(), seconds, tcpPort, gbits, cm, txDepth,
-                inline, json, operands.isEmpty() ? null : operands.getFirst());
+        int iters = iterations != null ? iterations : test.defaultIterations();
+        return new PerfOptions(test, device, ibPort, gid, sizes(test, all, size), iters, seconds, tcpPort, gbits, cm,
+                txDepth, inline, json, noPeak || iters > NO_PEAK_ABOVE,
+                operands.isEmpty() ? null : operands.getFirst());
     }
 
     private static List<Integer> sizes(PerfTest test, boolean all, Integer size) {
@@ -176,6 +183,8 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
                 "  -t, --tx-depth=<dep>     sends in flight (default 128 for bandwidth, 1 for latency)",
                 "  -I, --inline_size=<size> largest message sent inline (default 220 write-lat, 236 send-lat, else 0)",
                 "  -F, --CPU-freq           accepted for perftest compatibility; ignored",
+                "  -N, --noPeak             bandwidth: no peak, time only the first post and the last completion "
+                        + "(always above " + NO_PEAK_ABOVE + " iterations)",
                 "      --report_gbits       bandwidth in Gb/sec instead of MB/sec",
                 "      --json               print the results as one JSON document instead of the tables",
                 "  Both sides must run the same test with the same -s/-a, -n and -D.");

@@ -90,7 +90,6 @@ final class PerfSession implements AutoCloseable {
     private long remoteBase;
     private int rkey;
     private long generation;
-    private int outstanding;
 
     /**
      * Creates the verbs objects on the link's device.
@@ -108,8 +107,9 @@ final class PerfSession implements AutoCloseable {
         this.control = 2L * area;
         this.rxDepth = test.verb() != PerfTest.Verb.SEND ? 1 : test.latency() ? RX_DEPTH_LAT : RX_DEPTH_BW;
         boolean timed = options.seconds() > 0;
-        this.stamps = new long[timed ? 1 : options.iterations()];
-        this.completedAt = new long[timed || test.latency() ? 1 : options.iterations()];
+        boolean perMessage = !timed && (test.latency() || !options.noPeak());
+        this.stamps = new long[perMessage ? options.iterations() : 1];
+        this.completedAt = new long[perMessage && !test.latency() ? options.iterations() : 1];
         var ctx = link.context();
         pd = ctx.allocateProtectionDomain();
         try {
@@ -198,7 +198,8 @@ final class PerfSession implements AutoCloseable {
 
     /**
      * write-lat and send-lat: the client sends first, each side answers what it received; every iteration is one
-     * round trip. A write is seen by polling the last byte of the target area for the iteration's counter.
+     * round trip. As in perftest, a side awaits its own send's completion before the peer's message. A write is seen
+     * by polling the last byte of the target area for the iteration's counter.
      */
     private PerfResult pingPong(int size) throws RdmaException {
         boolean write = test.verb() == PerfTest.Verb.WRITE;
@@ -239,11 +240,10 @@ final class PerfSession implements AutoCloseable {
                 if (write) {
                     mem.set(ValueLayout.JAVA_BYTE, postAt, (byte) scnt);
                 }
-                postSignaled();
+                postAndComplete();
             }
         }
         long end = System.nanoTime();
-        drainSends();
         if (!timed) {
             return PerfResult.latency(size, iters, LatencyStatistics.ofStamps(stamps, iters, test.rttFactor()));
         }
@@ -294,11 +294,7 @@ final class PerfSession implements AutoCloseable {
             } else {
                 stamps[done] = now;
             }
-            qp.postSend(data);
-            while (sendCq.poll(one) == 0) {
-                // busy polling, as perftest does
-            }
-            check(one, 0);
+            postAndComplete();
             done++;
         }
         long end = System.nanoTime();
@@ -320,7 +316,8 @@ final class PerfSession implements AutoCloseable {
 
     /**
      * The bandwidth tests' client: the tx depth kept full, one send in {@code min(100, tx depth)} signaled (and the
-     * last); a completion stands for every message up to its wr_id.
+     * last); a completion stands for every message up to its wr_id. For the peak every post and completion is timed;
+     * without it (-N, -D) only the first post and the last completion, as perftest does.
      */
     private PerfResult stream(int size) throws RdmaException {
         switch (test.verb()) {
@@ -332,6 +329,7 @@ final class PerfSession implements AutoCloseable {
         int txDepth = options.txDepth();
         int cqMod = Math.min(CQ_MODERATION, txDepth);
         boolean timed = options.seconds() > 0;
+        boolean perMessage = !timed && !options.noPeak();
         long limit = timed ? Long.MAX_VALUE : options.iterations();
         long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
         long posted = 0;
@@ -340,18 +338,19 @@ final class PerfSession implements AutoCloseable {
         long last = 0;
         while (completed < limit) {
             while (posted < limit && posted - completed < txDepth) {
-                long now = System.nanoTime();
-                if (timed && limit == Long.MAX_VALUE && posted > 0 && now - deadline > 0) {
-                    limit = posted + 1;
-                }
-                data.id(posted).signaled((posted + 1) % cqMod == 0 || posted + 1 == limit);
-                if (timed) {
+                if (perMessage || posted == 0 || timed) {
+                    long now = System.nanoTime();
+                    if (timed && limit == Long.MAX_VALUE && posted > 0 && now - deadline > 0) {
+                        limit = posted + 1;
+                    }
                     if (posted == 0) {
                         first = now;
                     }
-                } else {
-                    stamps[(int) posted] = now;
+                    if (perMessage) {
+                        stamps[(int) posted] = now;
+                    }
                 }
+                data.id(posted).signaled((posted + 1) % cqMod == 0 || posted + 1 == limit);
                 qp.postSend(data);
                 posted++;
             }
@@ -361,7 +360,7 @@ final class PerfSession implements AutoCloseable {
                 for (int i = 0; i < n; i++) {
                     check(batch, i);
                     long upTo = batch.id(i);
-                    for (long c = completed; !timed && c <= upTo; c++) {
+                    for (long c = completed; perMessage && c <= upTo; c++) {
                         completedAt[(int) c] = now;
                     }
                     completed = upTo + 1;
@@ -369,11 +368,13 @@ final class PerfSession implements AutoCloseable {
                 last = now;
             }
         }
-        if (!timed) {
+        if (perMessage) {
             return PerfResult.bandwidth(size, posted,
                     BandwidthStatistics.of(stamps, completedAt, (int) posted, size));
         }
-        writeStop(posted);
+        if (timed) {
+            writeStop(posted);
+        }
         return PerfResult.bandwidth(size, posted, BandwidthStatistics.ofTotal((long) size * posted, posted,
                 last - first, 0));
     }
@@ -399,26 +400,13 @@ final class PerfSession implements AutoCloseable {
         }
     }
 
-    private void postSignaled() throws RdmaException {
-        while (outstanding >= options.txDepth()) {
-            reapSends();
-        }
+    /** Posts {@code data} and busy-polls its completion: perftest's latency loops do so before awaiting the peer. */
+    private void postAndComplete() throws RdmaException {
         qp.postSend(data);
-        outstanding++;
-    }
-
-    private void reapSends() throws RdmaException {
-        int n = sendCq.poll(batch);
-        for (int i = 0; i < n; i++) {
-            check(batch, i);
+        while (sendCq.poll(one) == 0) {
+            // busy polling, as perftest does
         }
-        outstanding -= n;
-    }
-
-    private void drainSends() throws RdmaException {
-        while (outstanding > 0) {
-            reapSends();
-        }
+        check(one, 0);
     }
 
     private static void check(WorkCompletions wc, int i) {
@@ -457,11 +445,15 @@ final class PerfSession implements AutoCloseable {
     }
 
     /**
-     * Both sides reach the same point: each writes its next generation into the other's control area and waits for
-     * the other's. After the last one the peer may tear down at once, so an error on this side's own write no longer
-     * matters once the peer's generation is here.
+     * Both sides reach the same point: over the link when it can wait asleep (perftest's TCP handshake), else each
+     * writes its next generation into the other's control area and waits for the other's. After the last one the
+     * peer may tear down at once, so an error on this side's own write no longer matters once the peer's generation
+     * is here.
      */
-    private void barrier(boolean last) throws RdmaException {
+    private void barrier(boolean last) throws Exception {
+        if (link.sync()) {
+            return;
+        }
         generation++;
         mem.set(BE_LONG, control + OUTBOX + BARRIER, generation);
         postControl(BARRIER, 8);

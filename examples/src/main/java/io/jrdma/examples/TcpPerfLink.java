@@ -30,6 +30,10 @@ final class TcpPerfLink implements PerfLink {
     /** Most outstanding RDMA reads and atomics asked of the device; perftest asks for its maximum. */
     private static final int MAX_READ_ATOMIC = 16;
     private static final int CONNECT_TIMEOUT_MS = 10_000;
+    /** The bytes of the exchange after the endpoints: the client is ready, a sync point, the end. */
+    private static final int READY = 1;
+    private static final int SYNC = 3;
+    private static final int FINISH = 2;
 
     private final PerfOptions options;
     private final Context context;
@@ -90,23 +94,25 @@ final class TcpPerfLink implements PerfLink {
                         Math.min(device.maxQpRdAtom(), device.maxQpInitRdAtom()))));
         if (options.client()) {
             socket = new Socket();
+            socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress(InetAddress.getByName(options.server()), options.tcpPort()),
                     CONNECT_TIMEOUT_MS);
             socket.getOutputStream().write(message);
             PerfPeer theirs = read(mine.setupHash());
             qp.connect(theirs.endpoint(), psn, path);
-            socket.getOutputStream().write(1);
+            socket.getOutputStream().write(READY);
             return theirs;
         }
         try (ServerSocket listener = new ServerSocket()) {
             listener.setReuseAddress(true);
             listener.bind(new InetSocketAddress(options.tcpPort()), 1);
             socket = listener.accept();
+            socket.setTcpNoDelay(true);
         }
         PerfPeer theirs = read(mine.setupHash());
         qp.connect(theirs.endpoint(), psn, path);
         socket.getOutputStream().write(message);
-        if (socket.getInputStream().read() != 1) {
+        if (socket.getInputStream().read() != READY) {
             throw new EOFException("perf: the client left before its queue pair was ready");
         }
         return theirs;
@@ -123,10 +129,20 @@ final class TcpPerfLink implements PerfLink {
     }
 
     @Override
-    public void finish() throws Exception {
-        socket.getOutputStream().write(2);
-        if (socket.getInputStream().read() != 2) {
-            throw new EOFException("perf: the peer left without finishing");
+    public boolean sync() throws IOException {
+        exchange(SYNC, "perf: the peer left in the middle of the test");
+        return true;
+    }
+
+    @Override
+    public void finish() throws IOException {
+        exchange(FINISH, "perf: the peer left without finishing");
+    }
+
+    private void exchange(int token, String lost) throws IOException {
+        socket.getOutputStream().write(token);
+        if (socket.getInputStream().read() != token) {
+            throw new EOFException(lost);
         }
     }
 

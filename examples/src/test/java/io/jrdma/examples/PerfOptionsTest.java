@@ -68,6 +68,14 @@ class PerfOptionsTest {
     }
 
     @Test
+    void thePeakIsLeftOutOnRequestOrAbovePerftestsLimit() {
+        assertFalse(parse("write-bw", "-n", "20000").noPeak());
+        assertTrue(parse("write-bw", "-N").noPeak());
+        assertTrue(parse("write-bw", "--noPeak").noPeak());
+        assertTrue(parse("write-bw", "-n", "20001").noPeak());
+    }
+
+    @Test
     void allSizesRunFromTwoToEightMegabytes() {
         List<Integer> sizes = parse("write-bw", "-a").sizes();
         assertEquals(23, sizes.size());
