@@ -105,7 +105,7 @@ class PerfDeviceTest {
 
     @Test
     void aServerWhoseClientDiesInTheMiddleEndsWithAClearError(Context ctx) throws Exception {
-        List<String> line = new ArrayList<>(List.of("perf", "write-bw", "-n", "100000000", "-s", "64", "-p", "18710",
+        List<String> line = new ArrayList<>(List.of("perf", "write-bw", "-D", "3600", "-s", "64", "-p", "18710",
                 "-d", ctx.device().name(), "-x", Integer.toString(DeviceSupport.gidIndex(ctx))));
         CompletableFuture<ToolRun> server = ToolRun.jrdma(line);
         Path clientLog = Files.createTempFile("perf-client", ".log");
@@ -116,7 +116,7 @@ class PerfDeviceTest {
         command.add("127.0.0.1");
         Process client = null;
         try {
-            // The client streams for hours; once it is connected, the server only waits in its barrier.
+            // The client streams for an hour; once it is connected, the server only waits in its barrier.
             for (long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
                  !Files.readString(clientLog).contains("remote address"); Thread.sleep(200)) {
                 if (client == null || !client.isAlive()) {
