@@ -46,6 +46,9 @@ final class PerfSession implements AutoCloseable {
     private static final VarHandle LONG = BE_LONG.varHandle();
     private static final long DATA_ID = 1;
     private static final long CONTROL_ID = -1;
+    private static final long PROBE_ID = -2;
+    /** How long a side waits at a barrier before checking that the peer is still there. */
+    private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
     /** Control area offsets. */
     private static final int BARRIER = 0;
     private static final int STOP = 8;
@@ -81,6 +84,7 @@ final class PerfSession implements AutoCloseable {
 
     private final SendWorkRequest data = new SendWorkRequest(1);
     private final SendWorkRequest controlWrite = new SendWorkRequest(1);
+    private final SendWorkRequest probe = new SendWorkRequest(0);
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
     private final WorkCompletions one = new WorkCompletions(1);
     private final WorkCompletions batch = new WorkCompletions(16);
@@ -411,10 +415,14 @@ final class PerfSession implements AutoCloseable {
 
     private static void check(WorkCompletions wc, int i) {
         if (wc.status(i) != WcStatus.SUCCESS) {
-            throw new IllegalStateException(String.format(Locale.ROOT, "perf: completion failed: %s (status %d, "
-                    + "vendor error 0x%x, wr_id %d)", wc.status(i).description(), wc.status(i).value(),
-                    wc.vendorError(i), wc.id(i)));
+            throw failure(wc, i);
         }
+    }
+
+    private static IllegalStateException failure(WorkCompletions wc, int i) {
+        return new IllegalStateException(String.format(Locale.ROOT, "perf: completion failed: %s (status %d, "
+                + "vendor error 0x%x, wr_id %d)", wc.status(i).description(), wc.status(i).value(),
+                wc.vendorError(i), wc.id(i)));
     }
 
     /** The peer's count in duration mode once it has stopped, else -1. */
@@ -445,10 +453,12 @@ final class PerfSession implements AutoCloseable {
     }
 
     /**
-     * Both sides reach the same point: over the link when it can wait asleep (perftest's TCP handshake), else each
-     * writes its next generation into the other's control area and waits for the other's. After the last one the
-     * peer may tear down at once, so an error on this side's own write no longer matters once the peer's generation
-     * is here.
+     * Both sides reach the same point: over the link when it can wait asleep (perftest's TCP handshake; a peer that
+     * died closes the socket), else each writes its next generation into the other's control area and waits for the
+     * other's. After the last one the peer may tear down at once, so an error on this side's own write no longer
+     * matters once the peer's generation is here. While it waits, this side probes the peer with an empty write now
+     * and then: a peer that died never writes its generation, but the probe then fails (retries exceeded) and the
+     * barrier ends in an error instead of waiting forever.
      */
     private void barrier(boolean last) throws Exception {
         if (link.sync()) {
@@ -459,19 +469,37 @@ final class PerfSession implements AutoCloseable {
         postControl(BARRIER, 8);
         boolean written = false;
         boolean seen = false;
-        for (long spins = 0; !(written && seen); spins++) {
-            if (!written && sendCq.poll(one) == 1) {
+        boolean probing = false;
+        long lastProbe = System.nanoTime();
+        for (long spins = 0; !(written && seen && !probing); spins++) {
+            if (sendCq.poll(one) == 1) {
                 if (one.status(0) == WcStatus.SUCCESS) {
-                    written = one.id(0) == CONTROL_ID;
+                    written |= one.id(0) == CONTROL_ID;
+                    probing &= one.id(0) != PROBE_ID;
                 } else if (last && seen) {
                     written = true;
+                    probing = false;
                 } else {
-                    check(one, 0);
+                    throw peerLost(one);
                 }
             }
             seen = seen || (long) LONG.getVolatile(mem, control + BARRIER) >= generation;
+            if (written && !seen && !probing && System.nanoTime() - lastProbe > PROBE_INTERVAL_NANOS) {
+                probe.reset().id(PROBE_ID).opcode(SendOpcode.RDMA_WRITE).signaled(true).rdma(remoteBase, rkey);
+                qp.postSend(probe);
+                probing = true;
+                lastProbe = System.nanoTime();
+            }
             idle(spins);
         }
+    }
+
+    private static IllegalStateException peerLost(WorkCompletions wc) {
+        if (wc.status(0) == WcStatus.RETRY_EXC_ERR || wc.status(0) == WcStatus.WR_FLUSH_ERR) {
+            return new IllegalStateException(String.format(Locale.ROOT, "perf: the peer stopped answering while "
+                    + "this side waited for it (%s): did it exit or die?", wc.status(0).description()));
+        }
+        return failure(wc, 0);
     }
 
     private void writeControl(int offset, int length) throws RdmaException {

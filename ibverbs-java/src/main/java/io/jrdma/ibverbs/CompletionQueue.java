@@ -27,6 +27,11 @@ import java.util.Set;
  *     while ((n = cq.poll(wcs)) == 0) Thread.onSpinWait();
  * }
  * }</pre>
+ *
+ * <p>Several threads may poll one completion queue at once, each with its own {@link WorkCompletions}: every
+ * completion goes to exactly one of them. A queue that fills up (more completions than entries) is an overrun: the
+ * device reports {@link AsyncEventType#CQ_ERR} to {@link Context#onAsyncEvent} listeners, so size it for every
+ * completion that can be outstanding.
  */
 public final class CompletionQueue extends NativeResource {
     private static final MethodHandle CREATE_CQ = Errno.capturing(

@@ -62,7 +62,7 @@ public final class ConnectOptions {
         return this;
     }
 
-    /** Retries on timeout, 0..7 (default 7). */
+    /** Retries on timeout, 0..7 (default 7; Soft-RoCE retries forever at 7, so a dead peer never fails a send). */
     public ConnectOptions retryCount(int n) {
         this.retryCount = range("retryCount", n, 0, 7);
         return this;

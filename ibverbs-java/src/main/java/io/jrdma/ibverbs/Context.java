@@ -16,8 +16,6 @@ import io.jrdma.ibverbs.internal.Ledger;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
 
-import io.jrdma.ibverbs.internal.Ledger;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -28,6 +26,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
@@ -63,7 +62,11 @@ public final class Context extends NativeResource {
     private static final Map<Long, Context> ADOPTED = new ConcurrentHashMap<>();
     /** Native address → the object it backs, so that async events name Java objects. */
     private final Map<Long, Object> objects = new ConcurrentHashMap<>();
-    private volatile Thread listener;
+    /** Who hears async events; {@link #reader} delivers to them. */
+    private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
+    private Thread reader;
+    /** The async event file descriptor, kept so that a wait never reads a closed context's struct. */
+    private final int asyncFd;
     private final LeakGuard guard;
     private final Cleaner.Cleanable leakGuard;
     private static final Cleaner CLEANER = Cleaner.create();
@@ -108,7 +111,8 @@ public final class Context extends NativeResource {
         guard.closed = adopted;
         this.leakGuard = CLEANER.register(this, guard);
         // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
-        Fd.setNonBlocking(ibv_context.async_fd(ctx));
+        this.asyncFd = ibv_context.async_fd(ctx);
+        Fd.setNonBlocking(asyncFd);
     }
 
     /**
@@ -324,7 +328,9 @@ public final class Context extends NativeResource {
     }
 
     /**
-     * Waits for the next asynchronous event ({@code ibv_get_async_event}) and acknowledges it.
+     * Waits for the next asynchronous event ({@code ibv_get_async_event}) and acknowledges it at once, so that
+     * destroying the object it names never waits for it. While listeners are registered ({@link #onAsyncEvent}) their
+     * reader takes the events: call this only on a context without listeners.
      *
      * @param timeout how long to wait; {@code null} waits forever
      * @return the event, or {@code null} if the timeout passed
@@ -335,39 +341,75 @@ public final class Context extends NativeResource {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment event = ibv_async_event.allocate(arena);
             MemorySegment state = Errno.allocateState(arena);
-            if (!Fd.awaitEvent(ibv_context.async_fd(ctx), timeout, "ibv_get_async_event", state,
-                    () -> (int) GET_ASYNC_EVENT.invokeExact(state, ctx, event))) {
+            AsyncEvent[] read = new AsyncEvent[1];
+            if (!Fd.awaitEvent(asyncFd, timeout, "ibv_get_async_event", state,
+                    () -> readAndAcknowledge(state, event, read))) {
                 return null;
             }
-            AsyncEvent e = toEvent(event);
-            ibverbs_h.ibv_ack_async_event(event);
-            return e;
+            return read[0];
         }
     }
 
     /**
-     * Delivers every asynchronous event to {@code listener} from a virtual thread, until this context closes. One
-     * listener per context; exceptions it throws are logged and do not stop delivery.
+     * One non-blocking {@code ibv_get_async_event} and its acknowledgement, counted in like a data-path call: a close
+     * on another thread waits for it, and once the device is closed it throws instead of touching it.
+     */
+    private int readAndAcknowledge(MemorySegment state, MemorySegment event, AsyncEvent[] read) throws Throwable {
+        enter();
+        try {
+            int rc = (int) GET_ASYNC_EVENT.invokeExact(state, ctx, event);
+            if (rc == 0) {
+                read[0] = toEvent(event);
+                ibverbs_h.ibv_ack_async_event(event);
+            }
+            return rc;
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * Delivers every asynchronous event of this device (port up or down, a queue pair's fatal error, a completion
+     * queue overrun, ...) to {@code listener}. The first listener starts one reader, a virtual thread that stops when
+     * the context closes; each event is acknowledged before the listeners see it, in the order the device reported
+     * them, so a listener may close the object an event names. A listener that throws is logged; delivery goes on.
      */
     public synchronized void onAsyncEvent(Consumer<AsyncEvent> listener) {
         checkOpen();
-        if (this.listener != null) {
-            throw new IllegalStateException(this + " already has an async event listener");
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
         }
-        this.listener = Thread.ofVirtual().name("jrdma-async-" + device.name()).start(() -> {
-            while (!Thread.currentThread().isInterrupted() && !isClosed()) {
+        listeners.add(listener);
+        if (reader == null) {
+            reader = Thread.ofVirtual().name("jrdma-async-" + device.name()).start(this::deliverAsyncEvents);
+        }
+    }
+
+    /** Stops delivering events to {@code listener}; the reader keeps running for the others (and later ones). */
+    public void removeAsyncEventListener(Consumer<AsyncEvent> listener) {
+        listeners.remove(listener);
+    }
+
+    private void deliverAsyncEvents() {
+        while (!Thread.currentThread().isInterrupted() && !isClosed()) {
+            AsyncEvent e;
+            try {
+                e = awaitAsyncEvent(Duration.ofMillis(200));
+            } catch (InterruptedException | IllegalStateException closing) {
+                return;
+            } catch (RdmaException | RuntimeException failed) {
+                LOG.log(System.Logger.Level.WARNING, "reading the async events of " + this, failed);
+                continue;
+            }
+            for (Consumer<AsyncEvent> l : e == null ? List.<Consumer<AsyncEvent>>of() : listeners) {
                 try {
-                    AsyncEvent e = awaitAsyncEvent(Duration.ofMillis(200));
-                    if (e != null) {
-                        listener.accept(e);
-                    }
-                } catch (InterruptedException | IllegalStateException closing) {
-                    return;
-                } catch (RdmaException | RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "async event listener of " + this, e);
+                    l.accept(e);
+                } catch (RuntimeException failed) {
+                    LOG.log(System.Logger.Level.WARNING, "async event listener of " + this + " failed on " + e,
+                            failed);
                 }
             }
-        });
+        }
     }
 
     private AsyncEvent toEvent(MemorySegment event) {
@@ -395,7 +437,7 @@ public final class Context extends NativeResource {
 
     @Override
     protected void destroy() throws RdmaException {
-        Thread t = listener;
+        Thread t = reader;
         if (t != null) {
             t.interrupt();
             try {

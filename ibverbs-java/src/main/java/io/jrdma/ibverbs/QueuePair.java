@@ -39,6 +39,12 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * qp.connect(peerEndpoint, ConnectOptions.of(1, gidIndex, Mtu.MTU_1024));     // INIT, RTR, RTS
  * qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.SEND).signaled(true).add(mr, 0, 64));
  * }</pre>
+ *
+ * <p><b>Threads.</b> Any number of threads may post sends and receives on one queue pair at once: the provider
+ * serializes each queue, and a thread's requests keep their order. Each thread fills and posts its own
+ * {@link SendWorkRequest}s and {@link ReceiveWorkRequest}s; a request object is not thread-safe and must not be
+ * refilled or posted by another thread while one posts it. State changes ({@code connect}, {@code toError}, ...)
+ * belong to one thread, as in libibverbs.
  */
 public final class QueuePair extends NativeResource {
     private static final MethodHandle CREATE_QP = Errno.capturing(

@@ -16,6 +16,9 @@ import java.lang.invoke.MethodHandle;
  * ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
  * qp.postReceive(rr.reset().id(1).add(mr, 0, 4096));
  * }</pre>
+ *
+ * <p>Not thread-safe: give each posting thread its own requests. Once {@code postReceive} returns the request may be
+ * refilled; the buffer it names belongs to the device until its completion is polled.
  */
 public final class ReceiveWorkRequest {
     private static final long WR_ID = ibv_recv_wr.wr_id$offset();

@@ -18,6 +18,9 @@ import java.lang.foreign.ValueLayout;
  *   .add(mr, 0, 64).rdma(peerAddress, peerRkey);
  * qp.postSend(wr);
  * }</pre>
+ *
+ * <p>Not thread-safe: give each posting thread its own requests (see {@link QueuePair} on threads). Once
+ * {@code postSend} returns, the request may be refilled: the provider has copied it (and, for inline sends, the data).
  */
 public final class SendWorkRequest {
     private static final long WR_ID = ibv_send_wr.wr_id$offset();

@@ -10,7 +10,8 @@ import java.util.Objects;
 
 /**
  * A reusable array of work completions ({@code struct ibv_wc[]}) that {@link CompletionQueue#poll} fills in place.
- * Reading it allocates nothing: allocate one per polling thread and keep it.
+ * Reading it allocates nothing: allocate one per polling thread and keep it (it is not thread-safe; the completion
+ * queue is, and hands each completion to exactly one of the threads polling it).
  *
  * <pre>{@code
  * WorkCompletions wcs = new WorkCompletions(16);

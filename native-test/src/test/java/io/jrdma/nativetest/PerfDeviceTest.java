@@ -1,9 +1,12 @@
 package io.jrdma.nativetest;
 
+import io.jrdma.examples.Jrdma;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -97,6 +100,41 @@ class PerfDeviceTest {
         assertEquals("100", field(json, "iterations"), p.logs());
         for (String key : List.of("bw_peak_gbit_per_sec", "bw_average_gbit_per_sec", "msg_rate_mpps")) {
             assertTrue(Double.parseDouble(field(json, key)) > 0, key + "\n" + p.logs());
+        }
+    }
+
+    /** Over rdma_cm both sides meet in an RDMA barrier (over TCP a dead peer closes the socket), so that is the test. */
+    @Test
+    void aServerWhoseClientDiesInTheMiddleEndsWithAClearError(Context ctx) throws Exception {
+        List<String> line = new ArrayList<>(List.of("perf", "write-bw", "-R", "-D", "3600", "-s", "64", "-p", "18710",
+                "-d", ctx.device().name(), "-x", Integer.toString(DeviceSupport.gidIndex(ctx))));
+        CompletableFuture<ToolRun> server = ToolRun.jrdma(line);
+        Path clientLog = Files.createTempFile("perf-client", ".log");
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                Jrdma.class.getName()));
+        command.addAll(line);
+        command.add(DeviceSupport.ipAddress(ctx).getHostAddress());
+        Process client = null;
+        try {
+            // The client streams for an hour; once it is connected, the server only waits in its barrier.
+            for (long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+                 !Files.readString(clientLog).contains("remote address"); Thread.sleep(200)) {
+                if (client == null || !client.isAlive()) {
+                    assertTrue(System.nanoTime() < deadline, "the client never connected:\n" + Files.readString(clientLog));
+                    client = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(clientLog.toFile())
+                            .start();
+                    client.waitFor(2, TimeUnit.SECONDS);
+                }
+            }
+            client.destroyForcibly().waitFor();
+            ToolRun served = server.get(120, TimeUnit.SECONDS);
+            assertTrue(served.status() != 0, served.output());
+            assertTrue(served.output().contains("the peer stopped answering"), served.output());
+        } finally {
+            if (client != null) {
+                client.destroyForcibly();
+            }
         }
     }
 

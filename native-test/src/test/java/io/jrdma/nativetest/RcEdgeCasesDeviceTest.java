@@ -1,6 +1,8 @@
 package io.jrdma.nativetest;
 
+import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.QpState;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
@@ -18,7 +20,10 @@ import static io.jrdma.nativetest.DeviceSupport.awaitCompletion;
 import static io.jrdma.nativetest.RcDataPathDeviceTest.fill;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** RC corner cases: gather/scatter of strided blocks, zero-length messages, RNR, a wrong rkey writing nothing. */
+/**
+ * RC corner cases: gather/scatter of strided blocks, zero-length messages, RNR retries exhausted, remote writes
+ * refused (wrong rkey, no REMOTE_WRITE) writing nothing.
+ */
 @RdmaDeviceTest
 class RcEdgeCasesDeviceTest {
 
@@ -70,18 +75,28 @@ class RcEdgeCasesDeviceTest {
     }
 
     @Test
-    void aSendWithNoReceivePostedExhaustsItsRnrRetries(Context ctx) throws Exception {
+    void aSendWithNoReceivePostedExhaustsItsRnrRetriesAndWhatFollowsFlushes(Context ctx) throws Exception {
         try (RcPair p = new RcPair(ctx, QpType.RC)) {
             p.a.reset();
             p.b.reset();
-            p.options.rnrRetry(1).minRnrTimer(1);
+            p.options.rnrRetry(0).minRnrTimer(1);
             try {
                 p.connect();
+                SendWorkRequest second = new SendWorkRequest(1).id(9).opcode(SendOpcode.SEND).signaled(true)
+                        .add(p.mrA, 0, 16);
                 p.a.postSend(new SendWorkRequest(1).id(8).opcode(SendOpcode.SEND).signaled(true)
-                        .add(p.mrA, 0, 16));
+                        .add(p.mrA, 0, 16).next(second));
                 WorkCompletions wc = awaitCompletion(p.cqA);
+                assertEquals(8, wc.id(0));
                 assertEquals(WcStatus.RNR_RETRY_EXC_ERR, wc.status(0), wc.status(0).description());
                 assertEquals(QpState.ERR, p.a.state());
+                wc = awaitCompletion(p.cqA);
+                assertEquals(9, wc.id(0));
+                assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(0), "queued behind the failure");
+                p.a.postSend(second.id(10));
+                wc = awaitCompletion(p.cqA);
+                assertEquals(10, wc.id(0));
+                assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(0), "posted after the failure");
             } finally {
                 p.options.rnrRetry(7).minRnrTimer(12);
             }
@@ -91,16 +106,30 @@ class RcEdgeCasesDeviceTest {
     @Test
     void aWrongRkeyWritesNoByte(Context ctx) throws Exception {
         try (RcPair p = new RcPair(ctx, QpType.RC)) {
-            fill(p.mrA.segment(), 0, 512, 1);
-            p.mrB.segment().fill((byte) 0x5a);
-            p.a.postSend(new SendWorkRequest(1).id(9).opcode(SendOpcode.RDMA_WRITE).signaled(true)
-                    .add(p.mrA, 0, 512).rdma(p.mrB.address(), p.mrB.remoteKey() ^ 0x100));
-            WorkCompletions wc = awaitCompletion(p.cqA);
-            assertEquals(WcStatus.REM_ACCESS_ERR, wc.status(0));
-            for (long i = 0; i < p.mrB.length(); i++) {
-                if (p.mrB.segment().get(ValueLayout.JAVA_BYTE, i) != 0x5a) {
-                    throw new AssertionError("byte " + i + " of the target was written");
-                }
+            assertWriteRefused(p, p.mrB, p.mrB.remoteKey() ^ 0x100);
+        }
+    }
+
+    @Test
+    void aRegionWithoutRemoteWriteTakesNoByte(Context ctx) throws Exception {
+        try (RcPair p = new RcPair(ctx, QpType.RC);
+             MemoryRegion readOnly = p.pd.allocate(RcPair.BUFFER, Access.LOCAL_WRITE, Access.REMOTE_READ)) {
+            assertWriteRefused(p, readOnly, readOnly.remoteKey());
+        }
+    }
+
+    /** An RDMA write of 512 bytes to {@code target} under {@code rkey} fails with REM_ACCESS_ERR, changing nothing. */
+    private static void assertWriteRefused(RcPair p, MemoryRegion target, int rkey) throws Exception {
+        fill(p.mrA.segment(), 0, 512, 1);
+        target.segment().fill((byte) 0x5a);
+        p.a.postSend(new SendWorkRequest(1).id(9).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+                .add(p.mrA, 0, 512).rdma(target.address(), rkey));
+        WorkCompletions wc = awaitCompletion(p.cqA);
+        assertEquals(WcStatus.REM_ACCESS_ERR, wc.status(0));
+        assertEquals(QpState.ERR, p.a.state());
+        for (long i = 0; i < target.length(); i++) {
+            if (target.segment().get(ValueLayout.JAVA_BYTE, i) != 0x5a) {
+                throw new AssertionError("byte " + i + " of the target was written");
             }
         }
     }

@@ -51,6 +51,11 @@ final class RcPair implements AutoCloseable {
 
     /** Connects {@code x} and {@code y} (queue pairs of this PD) to each other, as two hosts would. */
     void connect(QueuePair x, QueuePair y) throws IOException {
+        connect(x, y, gidIndex, options);
+    }
+
+    /** Connects {@code x} and {@code y} to each other through port 1 with {@code options}. */
+    static void connect(QueuePair x, QueuePair y, int gidIndex, ConnectOptions options) throws IOException {
         x.connect(y.endpoint(1, gidIndex, 0x100), 0x200, options);
         y.connect(x.endpoint(1, gidIndex, 0x200), 0x100, options);
     }

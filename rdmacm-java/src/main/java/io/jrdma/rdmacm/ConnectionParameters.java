@@ -17,7 +17,7 @@ import java.lang.foreign.ValueLayout;
  * @param responderResources RDMA reads and atomics this side accepts at once from the peer (0-255)
  * @param initiatorDepth     RDMA reads and atomics this side has outstanding at once towards the peer (0-255)
  * @param flowControl        whether the hardware flow control of the QP is on (0 or 1)
- * @param retryCount         transport retries on timeout (0-7; connect only)
+ * @param retryCount         transport retries on timeout (0-7; connect only; Soft-RoCE retries forever at 7)
  * @param rnrRetryCount      retries when the peer has no receive posted (0-7, 7 = forever)
  * @param srq                whether this side's queue pair receives through a shared receive queue
  * @param qpNumber           the queue pair number, only when the QP was not created through the id

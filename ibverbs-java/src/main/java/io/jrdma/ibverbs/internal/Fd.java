@@ -109,6 +109,8 @@ public final class Fd {
             int rc;
             try {
                 rc = read.read();
+            } catch (RuntimeException e) {
+                throw e;
             } catch (Throwable t) {
                 throw new AssertionError(verb, t);
             }
