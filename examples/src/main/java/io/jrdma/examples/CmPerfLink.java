@@ -98,7 +98,7 @@ final class CmPerfLink implements PerfLink {
         DeviceAttributes device = id.context().queryDevice();
         int depth = Math.max(1, Math.min(MAX_READ_ATOMIC, Math.min(device.maxQpRdAtom(), device.maxQpInitRdAtom())));
         ConnectionParameters parameters = ConnectionParameters.defaults().withResources(depth, depth)
-                .withRetryCount(RETRY_COUNT).withRnrRetryCount(7).withPrivateData(mine.toBytes());
+                .withRnrRetryCount(7).withPrivateData(mine.toBytes());
         if (options.client()) {
             id.connect(parameters);
             CmEvent e = id.await(STEP, CmEventType.ESTABLISHED);

@@ -17,11 +17,6 @@ import io.jrdma.ibverbs.QueuePair;
  * }</pre>
  */
 interface PerfLink extends AutoCloseable {
-    /**
-     * Transport retries on timeout for the queue pairs both links connect. Not 7: Soft-RoCE takes 7 for "forever", and
-     * a barrier's probe to a peer that died would then never fail.
-     */
-    int RETRY_COUNT = 6;
 
     /** A link for {@code options}: the server side waits here for its client when rdma_cm picks the device. */
     static PerfLink open(PerfOptions options) throws Exception {

@@ -89,7 +89,7 @@ final class TcpPerfLink implements PerfLink {
         Endpoint endpoint = qp.endpoint(options.ibPort(), gidIndex, psn);
         byte[] message = new PerfPeer(mine.setupHash(), mine.address(), mine.rkey(), endpoint).toBytes();
         DeviceAttributes device = context.queryDevice();
-        ConnectOptions path = ConnectOptions.of(options.ibPort(), gidIndex, port.activeMtu()).retryCount(RETRY_COUNT)
+        ConnectOptions path = ConnectOptions.of(options.ibPort(), gidIndex, port.activeMtu())
                 .maxReadAtomic(Math.max(1, Math.min(MAX_READ_ATOMIC,
                         Math.min(device.maxQpRdAtom(), device.maxQpInitRdAtom()))));
         if (options.client()) {

@@ -17,7 +17,7 @@ public final class ConnectOptions {
     private int maxReadAtomic = 1;
     private int minRnrTimer = 12;
     private int timeout = 14;
-    private int retryCount = 7;
+    private int retryCount = 6;
     private int rnrRetry = 7;
     private int serviceLevel;
     private int accessFlags = Access.LOCAL_WRITE.mask() | Access.REMOTE_READ.mask() | Access.REMOTE_WRITE.mask()
@@ -62,7 +62,10 @@ public final class ConnectOptions {
         return this;
     }
 
-    /** Retries on timeout, 0..7 (default 7; Soft-RoCE retries forever at 7, so a dead peer never fails a send). */
+    /**
+     * Retries on timeout, 0..7. The default is 6, not 7: Soft-RoCE takes 7 for "forever", and a send to a peer that
+     * died would then never fail.
+     */
     public ConnectOptions retryCount(int n) {
         this.retryCount = range("retryCount", n, 0, 7);
         return this;

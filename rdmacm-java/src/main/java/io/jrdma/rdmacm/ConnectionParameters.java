@@ -50,9 +50,12 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
         }
     }
 
-    /** One outstanding read or atomic each way, 7 retries of each kind, no private data. */
+    /**
+     * One outstanding read or atomic each way, 6 transport retries (Soft-RoCE takes 7 for "forever", so a peer that
+     * died would never fail a send), 7 RNR retries (forever, as the verbs define it), no private data.
+     */
     public static ConnectionParameters defaults() {
-        return new ConnectionParameters(1, 1, 0, 7, 7, false, 0, null);
+        return new ConnectionParameters(1, 1, 0, 6, 7, false, 0, null);
     }
 
     public ConnectionParameters withResources(int responderResources, int initiatorDepth) {
