@@ -328,14 +328,15 @@ public final class Context extends NativeResource {
      *
      * @param timeout how long to wait; {@code null} waits forever
      * @return the event, or {@code null} if the timeout passed
-     * @throws InterruptedException if the waiting thread is interrupted
+     * @throws InterruptedException  if the waiting thread is interrupted
+     * @throws IllegalStateException if the context is closed, or closed by another thread while this one waits
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) throws RdmaException, InterruptedException {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment event = ibv_async_event.allocate(arena);
             MemorySegment state = Errno.allocateState(arena);
-            if (!Fd.awaitEvent(ibv_context.async_fd(ctx), timeout, "ibv_get_async_event", state,
+            if (!awaitEvent(ibv_context.async_fd(ctx), timeout, "ibv_get_async_event", state,
                     () -> (int) GET_ASYNC_EVENT.invokeExact(state, ctx, event))) {
                 return null;
             }

@@ -286,8 +286,12 @@ public final class QueuePair extends NativeResource {
         return extendedPost;
     }
 
-    void checkUsable() {
-        checkOpen();
+
+    @Override
+    protected void checkClosable() {
+        if (extendedPost != null) {
+            extendedPost.checkClosable();
+        }
     }
 
     /** The queue pair number peers address. */
@@ -450,22 +454,42 @@ public final class QueuePair extends NativeResource {
     /**
      * Posts a chain of send requests ({@code ibv_post_send} through the provider's {@code post_send}).
      *
-     * @throws RdmaException naming the first request of the chain that was not posted (nor any after it)
+     * @throws RdmaException             naming the first request of the chain that was not posted (nor any after it)
+     * @throws IllegalArgumentException if a request does not fit this queue pair (too many entries, inline data over
+     *                                  its limit, an opcode its type cannot do, a UD send without destination, a
+     *                                  region, address handle or window of another protection domain, a chain
+     *                                  longer than the send queue)
+     * @throws IllegalStateException    if the queue pair, or a region, address handle or window a request names, is
+     *                                  closed
      */
     public void postSend(SendWorkRequest head) throws RdmaException {
         checkOpen();
         boolean binds = false;
+        int length = 0;
         for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
+            if (++length > capabilities.maxSendWr()) {
+                throw new IllegalArgumentException("a chain of more than " + capabilities.maxSendWr()
+                        + " requests (a cycle?) cannot fit this queue pair's send queue");
+            }
             checkSend(wr);
             binds |= wr.opcode() == SendOpcode.BIND_MW;
         }
         int rc;
         enter();
+        SendWorkRequest held = head;
         try {
+            for (; held != null; held = held.next()) {
+                held.hold();
+            }
             rc = (int) DataPath.POST_SEND.invokeExact(postSendFn, qp, head.segment(), head.badWrSlot());
+        } catch (IllegalStateException closed) {
+            throw closed;
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
+            for (SendWorkRequest wr = head; wr != held; wr = wr.next()) {
+                wr.release();
+            }
             exit();
         }
         if (rc != 0) {
@@ -487,7 +511,11 @@ public final class QueuePair extends NativeResource {
     /**
      * Posts a chain of receive requests ({@code ibv_post_recv} through the provider's {@code post_recv}).
      *
-     * @throws RdmaException naming the first request of the chain that was not posted (nor any after it)
+     * @throws RdmaException             naming the first request of the chain that was not posted (nor any after it)
+     * @throws IllegalArgumentException if a request has more entries than the queue takes, a region of another
+     *                                  protection domain, or the chain is longer than the receive queue
+     * @throws IllegalStateException    if the queue pair or a region a request names is closed, or the queue pair
+     *                                  receives through a shared receive queue
      */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
         checkOpen();
@@ -496,13 +524,15 @@ public final class QueuePair extends NativeResource {
         }
         enter();
         try {
-            head.post(DataPath.POST_RECV, "ibv_post_recv", postRecvFn, qp, capabilities.maxRecvSge());
+            head.post(DataPath.POST_RECV, "ibv_post_recv", postRecvFn, qp, capabilities.maxRecvSge(),
+                    capabilities.maxRecvWr(), pd);
         } finally {
             exit();
         }
     }
 
     private void checkSend(SendWorkRequest wr) {
+        wr.check(pd);
         if (wr.sgeCount() > capabilities.maxSendSge()) {
             throw new IllegalArgumentException("send request has " + wr.sgeCount()
                     + " scatter/gather entries; this queue pair takes " + capabilities.maxSendSge());

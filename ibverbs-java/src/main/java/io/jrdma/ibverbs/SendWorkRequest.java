@@ -3,6 +3,7 @@ package io.jrdma.ibverbs;
 import io.jrdma.bindings.ibverbs.ibv_mw_bind_info;
 import io.jrdma.bindings.ibverbs.ibv_send_wr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.NativeResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -59,7 +60,11 @@ public final class SendWorkRequest {
     private SendWorkRequest next;
     private AddressHandle addressHandle;
     private MemoryWindow window;
+    private MemoryRegion windowRegion;
     private int windowRkey;
+    /** What a post holds open while the provider reads it in user space; see {@link #hold()}. */
+    private final NativeResource[] inUse;
+    private int inUseCount;
 
     /** A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable. */
     public SendWorkRequest(int maxSge) {
@@ -71,6 +76,7 @@ public final class SendWorkRequest {
         this.wr = ibv_send_wr.allocate(arena);
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
         this.sgl = new ScatterGatherList(maxSge, arena);
+        this.inUse = new NativeResource[Math.max(0, maxSge) + 3];
         reset();
     }
 
@@ -83,6 +89,7 @@ public final class SendWorkRequest {
         next = null;
         addressHandle = null;
         window = null;
+        windowRegion = null;
         return this;
     }
 
@@ -191,6 +198,7 @@ public final class SendWorkRequest {
         wr.set(ValueLayout.JAVA_LONG, BIND_INFO_LENGTH, length);
         wr.set(ValueLayout.JAVA_INT, BIND_INFO_ACCESS, MemoryWindow.windowAccess(access));
         window = mw;
+        windowRegion = mr;
         windowRkey = newRkey;
         return this;
     }
@@ -230,6 +238,52 @@ public final class SendWorkRequest {
         if (window != null && opcode == SendOpcode.BIND_MW) {
             window.boundTo(windowRkey);
         }
+    }
+
+    /**
+     * Refuses what the device must not be handed: regions, an address handle or a window of another protection
+     * domain than {@code pd} (the queue pair's), or a closed one.
+     */
+    void check(ProtectionDomain pd) {
+        sgl.check(pd);
+        if (addressHandle != null && addressHandle.protectionDomain() != pd) {
+            throw new IllegalArgumentException(addressHandle + " is of another protection domain than " + pd);
+        }
+        if (window != null) {
+            if (window.protectionDomain() != pd) {
+                throw new IllegalArgumentException(window + " is of another protection domain than " + pd);
+            }
+            if (window.isClosed() || windowRegion.isClosed()) {
+                throw new IllegalStateException("BIND_MW of a closed window or region: " + window + ", "
+                        + windowRegion);
+            }
+        }
+    }
+
+    /**
+     * Holds open, until {@link #release()}, what the provider reads in user space while posting: the regions of
+     * inline data (copied by the CPU), the address handle and the window with its region. A concurrent close of
+     * one of them waits for the post instead of freeing memory under it.
+     *
+     * @throws IllegalStateException if one of them is closed (nothing is held then)
+     */
+    void hold() {
+        int n = isInline() ? sgl.regionsInto(inUse, 0) : 0;
+        if (addressHandle != null) {
+            inUse[n++] = addressHandle;
+        }
+        if (window != null) {
+            inUse[n++] = window;
+            inUse[n++] = windowRegion;
+        }
+        NativeResource.enterAll(inUse, n);
+        inUseCount = n;
+    }
+
+    /** Ends {@link #hold()}. */
+    void release() {
+        NativeResource.exitAll(inUse, inUseCount);
+        inUseCount = 0;
     }
 
     /** The UD destination, or null. Kept so that a post can refuse a destroyed one. */
