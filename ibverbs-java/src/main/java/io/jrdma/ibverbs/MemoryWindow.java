@@ -165,6 +165,7 @@ public final class MemoryWindow extends NativeResource {
     }
 
     MemorySegment segment() {
+        checkOpen();
         return mw;
     }
 

@@ -551,6 +551,10 @@ public final class QueuePair extends NativeResource {
             }
         }
         SendOpcode op = wr.opcode();
+        if (op == SendOpcode.BIND_MW && wr.window() == null) {
+            // The provider would follow the request's (null) window pointer.
+            throw new IllegalArgumentException("a BIND_MW request names its window: make it with bindWindow(...)");
+        }
         if (op.isAtomic() && (wr.sgeCount() != 1 || wr.totalBytes() != 8)) {
             throw new IllegalArgumentException(op + " needs exactly one 8-byte local entry for the old value");
         }

@@ -105,7 +105,13 @@ public final class SendWorkRequest {
         return this;
     }
 
-    /** Appends {@code [offset, offset + length)} of {@code mr} to the scatter/gather list (bounds checked). */
+    /**
+     * Appends {@code [offset, offset + length)} of {@code mr} to the scatter/gather list (bounds checked).
+     *
+     * @throws IndexOutOfBoundsException if the range is not inside the region
+     * @throws IllegalArgumentException  if {@code length} is negative
+     * @throws IllegalStateException     if the list is full, or the region is closed
+     */
     public SendWorkRequest add(MemoryRegion mr, long offset, int length) {
         sgl.add(mr, offset, length);
         wr.set(ValueLayout.JAVA_INT, NUM_SGE, sgl.count());
@@ -154,6 +160,8 @@ public final class SendWorkRequest {
     /**
      * The operands of an atomic: the 8-byte aligned remote word, and compare/swap values (CMP_AND_SWP) or the
      * addend in {@code compareAdd} (FETCH_AND_ADD). The old remote value lands in the 8-byte local entry.
+     *
+     * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned
      */
     public SendWorkRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
         if ((remoteAddress & 7) != 0) {
@@ -179,6 +187,11 @@ public final class SendWorkRequest {
     /**
      * Makes this a BIND_MW request binding type 2 window {@code mw} to {@code [offset, offset + length)} of
      * {@code mr} under {@code newRkey} (see {@link MemoryWindow#nextRemoteKey()}), granting {@code access}.
+     *
+     * @throws IllegalArgumentException  if the window is not type 2, the region is of another protection domain or
+     *                                   lacks MW_BIND, or {@code access} grants more than remote rights
+     * @throws IndexOutOfBoundsException if the range is not inside the region
+     * @throws IllegalStateException     if the window or the region is closed
      */
     public SendWorkRequest bindWindow(MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length,
                                       Access... access) {
@@ -284,6 +297,11 @@ public final class SendWorkRequest {
     void release() {
         NativeResource.exitAll(inUse, inUseCount);
         inUseCount = 0;
+    }
+
+    /** The window of a BIND_MW request made by {@link #bindWindow}, or null. */
+    MemoryWindow window() {
+        return window;
     }
 
     /** The UD destination, or null. Kept so that a post can refuse a destroyed one. */

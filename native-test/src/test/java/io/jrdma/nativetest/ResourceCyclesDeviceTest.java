@@ -41,15 +41,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Tolerances: the kernel's counts ({@code rdma -j resource show}) must be exactly equal; open descriptors may
  * differ by 2 (the JVM opens a jar or a /proc file of its own now and then); malloc's bytes in use
- * ({@code mallinfo2}) may grow by at most 8 bytes per cycle (80,000 bytes in all): the smallest malloc chunk is 32
- * bytes, so one leaked allocation per cycle fails, while the JIT and GC's own native bookkeeping stay below it.
+ * ({@code mallinfo2}, the whole process) may grow by less than 32 bytes per cycle (320,000 bytes in all), the
+ * smallest malloc chunk: measured on rxe0, the JIT's and GC's own native memory moves the total by -4 MB to +0.1 MB
+ * over a run, so a tighter bound would fail on noise, while a leaked verbs object or arena (hundreds of bytes to
+ * pages per cycle) is far above it.
  * Resident memory is printed, not asserted: the Java heap moves it by megabytes either way.
  */
 @RdmaDeviceTest
 class ResourceCyclesDeviceTest {
     private static final int CYCLES = 10_000;
     private static final int WARM_UP = 500;
-    private static final long MALLOC_BYTES_PER_CYCLE = 8;
+    private static final long MALLOC_BYTES_PER_CYCLE = 32;
     private static final int FD_TOLERANCE = 2;
 
     private static Context ctx;
@@ -121,7 +123,7 @@ class ResourceCyclesDeviceTest {
                 after.rssKib - before.rssKib, before.fds, after.fds, before.kernel, after.kernel);
         assertEquals(before.kernel, after.kernel, "the kernel's RDMA resource counts");
         assertTrue(Math.abs(after.fds - before.fds) <= FD_TOLERANCE, "open fds " + before.fds + " -> " + after.fds);
-        assertTrue(mallocGrowth <= MALLOC_BYTES_PER_CYCLE * CYCLES,
+        assertTrue(mallocGrowth < MALLOC_BYTES_PER_CYCLE * CYCLES,
                 "malloc in use grew by " + mallocGrowth + " bytes over " + CYCLES + " cycles");
     }
 
