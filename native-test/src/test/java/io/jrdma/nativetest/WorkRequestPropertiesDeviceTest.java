@@ -102,7 +102,7 @@ class WorkRequestPropertiesDeviceTest {
             }
             ensureReceive();
             pair.a.postSend(wr);
-            outcome = "posted, " + complete();
+            outcome = "posted, " + complete(opcode);
         } catch (IllegalArgumentException | IndexOutOfBoundsException | IllegalStateException | RdmaException e) {
             outcome = e.getClass().getSimpleName();
         }
@@ -117,10 +117,17 @@ class WorkRequestPropertiesDeviceTest {
         }
     }
 
-    /** Waits for the request's completion; after an error, resets and reconnects both queue pairs. */
-    private static String complete() throws Exception {
+    /**
+     * Waits for the request's completion, and for the peer's receive completion when it consumed the receive; after
+     * an error, resets and reconnects both queue pairs.
+     */
+    private static String complete(SendOpcode opcode) throws Exception {
         WcStatus status = DeviceSupport.awaitCompletion(pair.cqA).status(0);
-        drain(pair.cqB);
+        if (status == WcStatus.SUCCESS && (opcode == SendOpcode.SEND || opcode == SendOpcode.SEND_WITH_IMM
+                || opcode == SendOpcode.SEND_WITH_INV || opcode == SendOpcode.RDMA_WRITE_WITH_IMM)) {
+            DeviceSupport.awaitCompletion(pair.cqB);
+            receivePosted = false;
+        }
         if (status != WcStatus.SUCCESS) {
             pair.a.reset();
             pair.b.reset();
