@@ -29,11 +29,18 @@ public final class AddressHandle extends NativeResource {
     /** Bytes of the Global Route Header that lead every UD receive buffer. */
     public static final int GRH_BYTES = 40;
 
+    private final ProtectionDomain pd;
     private final MemorySegment ah;
 
     private AddressHandle(ProtectionDomain pd, MemorySegment ah) {
         super(pd);
+        this.pd = pd;
         this.ah = ah.reinterpret(ibv_ah.sizeof());
+    }
+
+    /** The protection domain it belongs to: only queue pairs of that domain may send through it. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
     }
 
     /** {@code ibv_create_ah} towards {@code remote} from local {@code port}, with a GRH from GID {@code gidIndex} (or -1). */

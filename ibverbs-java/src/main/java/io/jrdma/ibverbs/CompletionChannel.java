@@ -65,7 +65,8 @@ public final class CompletionChannel extends NativeResource {
      * @param timeout how long to wait; {@code null} waits forever
      * @return the queue that has completions (re-arm it with {@link CompletionQueue#requestNotification} before
      *         polling it empty), or {@code null} if the timeout passed
-     * @throws InterruptedException if the waiting thread is interrupted
+     * @throws InterruptedException  if the waiting thread is interrupted
+     * @throws IllegalStateException if the channel is closed, or closed by another thread while this one waits
      */
     public CompletionQueue await(Duration timeout) throws RdmaException, InterruptedException {
         checkOpen();
@@ -73,7 +74,7 @@ public final class CompletionChannel extends NativeResource {
             MemorySegment cqOut = arena.allocate(ValueLayout.ADDRESS);
             MemorySegment ctxOut = arena.allocate(ValueLayout.ADDRESS);
             MemorySegment state = Errno.allocateState(arena);
-            if (!Fd.awaitEvent(fd, timeout, "ibv_get_cq_event", state,
+            if (!awaitEvent(fd, timeout, "ibv_get_cq_event", state,
                     () -> (int) GET_CQ_EVENT.invokeExact(state, channel, cqOut, ctxOut))) {
                 return null;
             }

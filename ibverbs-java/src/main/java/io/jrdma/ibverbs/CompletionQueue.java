@@ -197,9 +197,6 @@ public final class CompletionQueue extends NativeResource {
         return extendedPoll;
     }
 
-    void checkUsable() {
-        checkOpen();
-    }
 
     /** The channel it reports to, or {@code null}. */
     public CompletionChannel channel() {
@@ -215,10 +212,14 @@ public final class CompletionQueue extends NativeResource {
     }
 
     @Override
-    protected void destroy() throws RdmaException {
-        if (extendedPoll != null && extendedPoll.inPoll()) {
-            throw new IllegalStateException("cannot close " + this + " between start() and end() of its poll");
+    protected void checkClosable() {
+        if (extendedPoll != null) {
+            extendedPoll.checkClosable();
         }
+    }
+
+    @Override
+    protected void destroy() throws RdmaException {
         if (!adopted) {
             Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
         }

@@ -334,7 +334,8 @@ public final class Context extends NativeResource {
      *
      * @param timeout how long to wait; {@code null} waits forever
      * @return the event, or {@code null} if the timeout passed
-     * @throws InterruptedException if the waiting thread is interrupted
+     * @throws InterruptedException  if the waiting thread is interrupted
+     * @throws IllegalStateException if the context is closed, or closed by another thread while this one waits
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) throws RdmaException, InterruptedException {
         checkOpen();

@@ -28,7 +28,8 @@ import java.util.Set;
  * }</pre>
  *
  * <p>While positioned on a completion the queue is locked for this thread: always {@link #end()} (it is harmless
- * after {@link #next()} returned false).
+ * after {@link #next()} returned false). One batch at a time per queue; the readers work only inside it, on the
+ * thread that started it. A close from another thread waits for the batch to end; a close from inside it is refused.
  */
 public final class ExtendedPoll {
     private static final Linker LINKER = Linker.nativeLinker();
@@ -65,10 +66,11 @@ public final class ExtendedPoll {
     private final MemorySegment readCompletionTs;
     private final MemorySegment readCompletionWallclockNs;
 
-    private boolean polling;
+    private final Batch batch;
 
     ExtendedPoll(CompletionQueue owner, MemorySegment cq, Set<WcField> fields) {
         this.owner = owner;
+        this.batch = new Batch(owner, "end()");
         this.cq = cq.reinterpret(ibv_cq_ex.sizeof());
         this.fields = fields;
         this.attr = ibv_poll_cq_attr.allocate(Arena.ofAuto());
@@ -114,22 +116,23 @@ public final class ExtendedPoll {
         }
     }
 
-    /** Whether a {@link #start()} returned true and {@link #end()} has not run yet. */
-    boolean inPoll() {
-        return polling;
+    /** Refuses a close of the queue from inside this thread's batch. */
+    void checkClosable() {
+        batch.checkClosable();
     }
 
-    /** {@code ibv_start_poll}: true and positioned on the first completion, or false when there is none. */
+    /**
+     * {@code ibv_start_poll}: true and positioned on the first completion, or false when there is none. Until
+     * {@link #end()} (or a {@link #next()} that returns false) the queue belongs to this thread: closing it from
+     * another thread waits for that end.
+     *
+     * @throws IllegalStateException if the queue is closed, or a batch is already open on it (this thread's or
+     *                               another's: one batch at a time per queue)
+     * @throws RdmaException         if the provider fails to poll
+     */
     public boolean start() throws RdmaException {
-        owner.checkUsable();
-        int rc;
-        try {
-            rc = (int) START_POLL.invokeExact(startPoll, cq, attr);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-        polling = advanced("ibv_start_poll", rc);
-        return polling;
+        batch.begin();
+        return advanced("ibv_start_poll", callStart());
     }
 
     /**
@@ -138,24 +141,37 @@ public final class ExtendedPoll {
      * {@code ibv_next_poll}: providers disagree on what {@code next_poll} leaves behind when it finds nothing (rxe
      * releases the queue and moves its consumer index, so the {@code end_poll} verbs.h prescribes after it
      * skips a slot), while start/end pairs mean the same everywhere.
+     *
+     * @throws IllegalStateException if this thread has no batch open
+     * @throws RdmaException         if the provider fails to poll (the batch is then over)
      */
     public boolean next() throws RdmaException {
-        if (!polling) {
-            throw new IllegalStateException("next() without a start() that returned true");
-        }
-        endPoll();
-        return start();
+        checkHeld();
+        callEnd();
+        return advanced("ibv_start_poll", callStart());
     }
 
-    /** {@code ibv_end_poll}: releases the queue after a {@link #start()} or {@link #next()} that returned true. */
+    /**
+     * {@code ibv_end_poll}: releases the queue after a {@link #start()} or {@link #next()} that returned true;
+     * does nothing when this thread has no batch open.
+     */
     public void end() {
-        if (polling) {
-            endPoll();
+        if (batch.heldByCurrentThread()) {
+            callEnd();
+            batch.finish();
         }
     }
 
-    private void endPoll() {
-        polling = false;
+    private int callStart() {
+        try {
+            return (int) START_POLL.invokeExact(startPoll, cq, attr);
+        } catch (Throwable t) {
+            batch.finish();
+            throw new AssertionError(t);
+        }
+    }
+
+    private void callEnd() {
         try {
             END_POLL.invokeExact(endPoll, cq);
         } catch (Throwable t) {
@@ -163,10 +179,16 @@ public final class ExtendedPoll {
         }
     }
 
-    private static boolean advanced(String verb, int rc) throws RdmaException {
+    private void checkHeld() {
+        batch.checkHeld();
+    }
+
+    /** True when positioned on a completion; false (and the hold released) when the queue is empty. */
+    private boolean advanced(String verb, int rc) throws RdmaException {
         if (rc == 0) {
             return true;
         }
+        batch.finish();
         if (rc == ENOENT) {
             return false;
         }
@@ -175,10 +197,12 @@ public final class ExtendedPoll {
 
     /** The {@code wr_id} of the current completion. */
     public long id() {
+        checkHeld();
         return cq.get(ValueLayout.JAVA_LONG, WR_ID);
     }
 
     public WcStatus status() {
+        checkHeld();
         return WcStatus.of(cq.get(ValueLayout.JAVA_INT, STATUS));
     }
 
@@ -222,6 +246,7 @@ public final class ExtendedPoll {
     /** Needs {@link WcField#SLID}. */
     public int sourceLid() {
         require(WcField.SLID);
+        checkHeld();
         try {
             return Short.toUnsignedInt((short) SHORT_OF_CQ.invokeExact(readSlid, cq));
         } catch (Throwable t) {
@@ -232,6 +257,7 @@ public final class ExtendedPoll {
     /** Needs {@link WcField#SL}. */
     public int serviceLevel() {
         require(WcField.SL);
+        checkHeld();
         try {
             return Byte.toUnsignedInt((byte) BYTE_OF_CQ.invokeExact(readSl, cq));
         } catch (Throwable t) {
@@ -258,6 +284,7 @@ public final class ExtendedPoll {
     }
 
     private int callInt(MemorySegment fn) {
+        checkHeld();
         try {
             return (int) INT_OF_CQ.invokeExact(fn, cq);
         } catch (Throwable t) {
@@ -266,6 +293,7 @@ public final class ExtendedPoll {
     }
 
     private long callLong(MemorySegment fn) {
+        checkHeld();
         try {
             return (long) LONG_OF_CQ.invokeExact(fn, cq);
         } catch (Throwable t) {

@@ -65,10 +65,11 @@ public final class ExtendedPost {
     private final MemorySegment setSge;
     private final MemorySegment setInline;
     private final MemorySegment setUdAddr;
-    private boolean open;
+    private final Batch batch;
 
     ExtendedPost(QueuePair qp, MemorySegment qpx, Set<SendOpcode> ops) {
         this.qp = qp;
+        this.batch = new Batch(qp, "complete() or abort()");
         this.qpx = qpx.reinterpret(ibv_qp_ex.sizeof());
         this.ops = ops;
         MemorySegment x = this.qpx;
@@ -105,15 +106,22 @@ public final class ExtendedPost {
         return ops.contains(op) ? required(name, fn) : null;
     }
 
-    /** {@code ibv_wr_start}: begins a batch of requests. */
+    /**
+     * {@code ibv_wr_start}: begins a batch of requests. Until {@link #complete()} or {@link #abort()} the queue pair
+     * belongs to this thread: closing it from another thread waits for that end.
+     *
+     * @throws IllegalStateException if the queue pair is closed, or a batch is already open on it (this thread's
+     *                               or another's: one batch at a time per queue pair)
+     */
     public ExtendedPost start() {
-        qp.checkUsable();
-        if (open) {
-            throw new IllegalStateException("a batch is already started: complete() or abort() it");
-        }
+        batch.begin();
         call0(VOID_OF_QP, start);
-        open = true;
         return this;
+    }
+
+    /** Refuses a close of the queue pair from inside this thread's batch. */
+    void checkClosable() {
+        batch.checkClosable();
     }
 
     /** The {@code wr_id} of the next request. */
@@ -206,6 +214,9 @@ public final class ExtendedPost {
             throw new IllegalArgumentException("length must be >= 0, not " + length);
         }
         mr.checkRange(offset, length);
+        if (mr.protectionDomain() != qp.protectionDomain()) {
+            throw new IllegalArgumentException(mr + " is of another protection domain than " + qp);
+        }
         try {
             SET_SGE.invokeExact(setSge, qpx, mr.localKey(), mr.address() + offset, length);
         } catch (Throwable t) {
@@ -256,12 +267,13 @@ public final class ExtendedPost {
      */
     public void complete() throws RdmaException {
         checkOpenBatch();
-        open = false;
         int rc;
         try {
             rc = (int) COMPLETE.invokeExact(complete, qpx);
         } catch (Throwable t) {
             throw new AssertionError(t);
+        } finally {
+            batch.finish();
         }
         if (rc != 0) {
             throw Errno.exception("ibv_wr_complete", Math.abs(rc), "no request of the batch was posted");
@@ -271,8 +283,11 @@ public final class ExtendedPost {
     /** {@code ibv_wr_abort}: drops the batch. */
     public void abort() {
         checkOpenBatch();
-        open = false;
-        call0(VOID_OF_QP, abort);
+        try {
+            call0(VOID_OF_QP, abort);
+        } finally {
+            batch.finish();
+        }
     }
 
     private ExtendedPost rdma(SendOpcode op, MemorySegment fn, int rkey, long remoteAddress) {
@@ -311,10 +326,7 @@ public final class ExtendedPost {
     }
 
     private void checkOpenBatch() {
-        if (!open) {
-            throw new IllegalStateException("no batch started: call start() first");
-        }
-        qp.checkUsable();
+        batch.checkHeld();
     }
 
     private static void checkAligned(long remoteAddress) {

@@ -92,8 +92,8 @@ public final class MemoryWindow extends NativeResource {
         if (type != Type.TYPE_1) {
             throw new IllegalStateException("type 2 windows are bound by a BIND_MW work request");
         }
-        if (mr.protectionDomain() != pd) {
-            throw new IllegalArgumentException(mr + " is in another protection domain than this window");
+        if (mr.protectionDomain() != pd || qp.protectionDomain() != pd) {
+            throw new IllegalArgumentException(mr + " and " + qp + " must be in this window's protection domain");
         }
         if (!mr.access().contains(Access.MW_BIND)) {
             throw new IllegalArgumentException("windows bind only to regions registered with MW_BIND: " + mr);
@@ -165,6 +165,7 @@ public final class MemoryWindow extends NativeResource {
     }
 
     MemorySegment segment() {
+        checkOpen();
         return mw;
     }
 

@@ -61,6 +61,7 @@ public final class QueuePair extends NativeResource {
     private final int qpn;
     private final Capabilities capabilities;
     private final int maxSendSge;
+    private final int maxSendWr;
     /**
      * The opcodes (bit = ordinal) a request may carry past the post's quick check of the scatter/gather and inline
      * limits: those this type takes that need nothing else checked. Any other request (atomics, UD destinations, an
@@ -271,6 +272,7 @@ public final class QueuePair extends NativeResource {
                     ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap), ibv_qp_cap.max_inline_data(cap));
         }
         this.maxSendSge = capabilities.maxSendSge();
+        this.maxSendWr = capabilities.maxSendWr();
         this.plainOpcodes = plainOpcodes(type);
         this.qpn = ibv_qp.qp_num(qp);
         MemorySegment ops = ibv_context.ops(pd.context().segment());
@@ -301,8 +303,12 @@ public final class QueuePair extends NativeResource {
         return extendedPost;
     }
 
-    void checkUsable() {
-        checkOpen();
+
+    @Override
+    protected void checkClosable() {
+        if (extendedPost != null) {
+            extendedPost.checkClosable();
+        }
     }
 
     /** The queue pair number peers address. */
@@ -465,12 +471,24 @@ public final class QueuePair extends NativeResource {
     /**
      * Posts a chain of send requests ({@code ibv_post_send} through the provider's {@code post_send}).
      *
-     * @throws RdmaException naming the first request of the chain that was not posted (nor any after it)
+     * @throws RdmaException             naming the first request of the chain that was not posted (nor any after it)
+     * @throws IllegalArgumentException if a request does not fit this queue pair (too many entries, inline data over
+     *                                  its limit, an opcode its type cannot do, a UD send without destination, a
+     *                                  region, address handle or window of another protection domain, a chain
+     *                                  longer than the send queue)
+     * @throws IllegalStateException    if the queue pair, or a region, address handle or window a request names, is
+     *                                  closed
      */
     public void postSend(SendWorkRequest head) throws RdmaException {
         checkOpen();
         boolean binds = false;
+        int length = 0;
         for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
+            if (++length > maxSendWr) {
+                throw new IllegalArgumentException("a chain of more than " + maxSendWr
+                        + " requests (a cycle?) cannot fit this queue pair's send queue");
+            }
+            wr.check(pd);
             SendOpcode op = wr.opcode();
             if (wr.sgeCount() > maxSendSge || wr.isInline() || (plainOpcodes & 1L << op.ordinal()) == 0) {
                 checkSend(wr);
@@ -479,11 +497,20 @@ public final class QueuePair extends NativeResource {
         }
         int rc;
         enter();
+        SendWorkRequest held = head;
         try {
+            for (; held != null; held = held.next()) {
+                held.hold();
+            }
             rc = (int) DataPath.POST_SEND.invokeExact(postSendFn, qp, head.segment(), head.badWrSlot());
+        } catch (IllegalStateException closed) {
+            throw closed;
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
+            for (SendWorkRequest wr = head; wr != held; wr = wr.next()) {
+                wr.release();
+            }
             exit();
         }
         if (rc != 0) {
@@ -505,7 +532,11 @@ public final class QueuePair extends NativeResource {
     /**
      * Posts a chain of receive requests ({@code ibv_post_recv} through the provider's {@code post_recv}).
      *
-     * @throws RdmaException naming the first request of the chain that was not posted (nor any after it)
+     * @throws RdmaException             naming the first request of the chain that was not posted (nor any after it)
+     * @throws IllegalArgumentException if a request has more entries than the queue takes, a region of another
+     *                                  protection domain, or the chain is longer than the receive queue
+     * @throws IllegalStateException    if the queue pair or a region a request names is closed, or the queue pair
+     *                                  receives through a shared receive queue
      */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
         checkOpen();
@@ -514,7 +545,8 @@ public final class QueuePair extends NativeResource {
         }
         enter();
         try {
-            head.post(DataPath.POST_RECV, "ibv_post_recv", postRecvFn, qp, capabilities.maxRecvSge());
+            head.post(DataPath.POST_RECV, "ibv_post_recv", postRecvFn, qp, capabilities.maxRecvSge(),
+                    capabilities.maxRecvWr(), pd);
         } finally {
             exit();
         }
@@ -539,6 +571,10 @@ public final class QueuePair extends NativeResource {
             }
         }
         SendOpcode op = wr.opcode();
+        if (op == SendOpcode.BIND_MW && wr.window() == null) {
+            // The provider would follow the request's (null) window pointer.
+            throw new IllegalArgumentException("a BIND_MW request names its window: make it with bindWindow(...)");
+        }
         if (op.isAtomic() && (wr.sgeCount() != 1 || wr.totalBytes() != 8)) {
             throw new IllegalArgumentException(op + " needs exactly one 8-byte local entry for the old value");
         }

@@ -85,15 +85,24 @@ public final class ReceiveWorkRequest {
 
     /**
      * Posts the chain starting here to {@code target} through the provider function {@code fn}, called by
-     * {@code handle}: checks every request against {@code maxSge} first, then names the first one not posted.
+     * {@code handle}: checks every request against {@code maxSge}, the chain against {@code maxWr} and the regions
+     * against {@code pd} first, then names the first one not posted.
      */
     /** When the provider fails a post without naming the request (e.g. rxe on a queue pair still in RESET). */
     static final String UNNAMED_FAILURE = "the device did not name the failing request: take the whole chain as "
             + "not posted (a queue pair in RESET takes no requests)";
 
-    void post(MethodHandle handle, String verb, MemorySegment fn, MemorySegment target, int maxSge)
-            throws RdmaException {
+    void post(MethodHandle handle, String verb, MemorySegment fn, MemorySegment target, int maxSge, int maxWr,
+              ProtectionDomain pd) throws RdmaException {
+        int length = 0;
         for (ReceiveWorkRequest r = this; r != null; r = r.next) {
+            if (++length > maxWr) {
+                throw new IllegalArgumentException("a chain of more than " + maxWr
+                        + " requests (a cycle?) cannot fit the receive queue");
+            }
+            // Touching it refuses a request whose arena is closed: the provider would read freed memory.
+            r.wr.get(ValueLayout.JAVA_LONG, WR_ID);
+            r.sgl.check(pd);
             if (r.sgeCount() > maxSge) {
                 throw new IllegalArgumentException("receive request has " + r.sgeCount()
                         + " scatter/gather entries; the queue takes " + maxSge);

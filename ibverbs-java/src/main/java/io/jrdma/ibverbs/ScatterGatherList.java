@@ -1,10 +1,12 @@
 package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_sge;
+import io.jrdma.ibverbs.internal.NativeResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 /** The {@code struct ibv_sge[]} of one work request: checked against its memory regions as entries are added. */
 final class ScatterGatherList {
@@ -14,6 +16,8 @@ final class ScatterGatherList {
     private static final long LKEY = ibv_sge.lkey$offset();
 
     private final MemorySegment sges;
+    /** The region of each entry: checked and, for inline data, held open while a post reads it. */
+    private final MemoryRegion[] regions;
     private final int max;
     private int count;
     private long totalBytes;
@@ -24,6 +28,7 @@ final class ScatterGatherList {
         }
         this.max = max;
         this.sges = ibv_sge.allocateArray(Math.max(1, max), arena);
+        this.regions = new MemoryRegion[max];
     }
 
     void add(MemoryRegion mr, long offset, int length) {
@@ -38,13 +43,38 @@ final class ScatterGatherList {
         sges.set(ValueLayout.JAVA_LONG, at + ADDR, mr.address() + offset);
         sges.set(ValueLayout.JAVA_INT, at + LENGTH, length);
         sges.set(ValueLayout.JAVA_INT, at + LKEY, mr.localKey());
+        regions[count] = mr;
         count++;
         totalBytes += length;
     }
 
     void clear() {
+        Arrays.fill(regions, 0, count, null);
         count = 0;
         totalBytes = 0;
+    }
+
+    /**
+     * Refuses entries whose region is closed (its keys name nothing, or something else by now) or belongs to
+     * another protection domain than {@code pd} (the device would fail the request with a protection error).
+     */
+    void check(ProtectionDomain pd) {
+        for (int i = 0; i < count; i++) {
+            MemoryRegion mr = regions[i];
+            if (mr.protectionDomain() != pd) {
+                throw new IllegalArgumentException("scatter/gather entry " + i + " is in " + mr + " of another "
+                        + "protection domain than " + pd);
+            }
+            if (mr.isClosed()) {
+                throw new IllegalStateException("scatter/gather entry " + i + " is in a closed region: " + mr);
+            }
+        }
+    }
+
+    /** Puts the region of every entry into {@code into} from {@code at}; returns the index after the last. */
+    int regionsInto(NativeResource[] into, int at) {
+        System.arraycopy(regions, 0, into, at, count);
+        return at + count;
     }
 
     int count() {

@@ -3,6 +3,7 @@ package io.jrdma.ibverbs;
 import io.jrdma.bindings.ibverbs.ibv_mw_bind_info;
 import io.jrdma.bindings.ibverbs.ibv_send_wr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.NativeResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -64,7 +65,11 @@ public final class SendWorkRequest {
     private SendWorkRequest next;
     private AddressHandle addressHandle;
     private MemoryWindow window;
+    private MemoryRegion windowRegion;
     private int windowRkey;
+    /** What a post holds open while the provider reads it in user space; see {@link #hold()}. */
+    private final NativeResource[] inUse;
+    private int inUseCount;
 
     /** A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable. */
     public SendWorkRequest(int maxSge) {
@@ -76,6 +81,7 @@ public final class SendWorkRequest {
         this.wr = ibv_send_wr.allocate(arena);
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
         this.sgl = new ScatterGatherList(maxSge, arena);
+        this.inUse = new NativeResource[Math.max(0, maxSge) + 3];
         reset();
     }
 
@@ -89,6 +95,7 @@ public final class SendWorkRequest {
         next = null;
         addressHandle = null;
         window = null;
+        windowRegion = null;
         return this;
     }
 
@@ -104,7 +111,13 @@ public final class SendWorkRequest {
         return this;
     }
 
-    /** Appends {@code [offset, offset + length)} of {@code mr} to the scatter/gather list (bounds checked). */
+    /**
+     * Appends {@code [offset, offset + length)} of {@code mr} to the scatter/gather list (bounds checked).
+     *
+     * @throws IndexOutOfBoundsException if the range is not inside the region
+     * @throws IllegalArgumentException  if {@code length} is negative
+     * @throws IllegalStateException     if the list is full, or the region is closed
+     */
     public SendWorkRequest add(MemoryRegion mr, long offset, int length) {
         sgl.add(mr, offset, length);
         wr.set(ValueLayout.JAVA_INT, NUM_SGE, sgl.count());
@@ -153,6 +166,8 @@ public final class SendWorkRequest {
     /**
      * The operands of an atomic: the 8-byte aligned remote word, and compare/swap values (CMP_AND_SWP) or the
      * addend in {@code compareAdd} (FETCH_AND_ADD). The old remote value lands in the 8-byte local entry.
+     *
+     * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned
      */
     public SendWorkRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
         if ((remoteAddress & 7) != 0) {
@@ -178,6 +193,11 @@ public final class SendWorkRequest {
     /**
      * Makes this a BIND_MW request binding type 2 window {@code mw} to {@code [offset, offset + length)} of
      * {@code mr} under {@code newRkey} (see {@link MemoryWindow#nextRemoteKey()}), granting {@code access}.
+     *
+     * @throws IllegalArgumentException  if the window is not type 2, the region is of another protection domain or
+     *                                   lacks MW_BIND, or {@code access} grants more than remote rights
+     * @throws IndexOutOfBoundsException if the range is not inside the region
+     * @throws IllegalStateException     if the window or the region is closed
      */
     public SendWorkRequest bindWindow(MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length,
                                       Access... access) {
@@ -197,6 +217,7 @@ public final class SendWorkRequest {
         wr.set(ValueLayout.JAVA_LONG, BIND_INFO_LENGTH, length);
         wr.set(ValueLayout.JAVA_INT, BIND_INFO_ACCESS, MemoryWindow.windowAccess(access));
         window = mw;
+        windowRegion = mr;
         windowRkey = newRkey;
         return this;
     }
@@ -236,6 +257,57 @@ public final class SendWorkRequest {
         if (window != null && opcode == SendOpcode.BIND_MW) {
             window.boundTo(windowRkey);
         }
+    }
+
+    /**
+     * Refuses what the device must not be handed: regions, an address handle or a window of another protection
+     * domain than {@code pd} (the queue pair's), or a closed one.
+     */
+    void check(ProtectionDomain pd) {
+        sgl.check(pd);
+        if (addressHandle != null && addressHandle.protectionDomain() != pd) {
+            throw new IllegalArgumentException(addressHandle + " is of another protection domain than " + pd);
+        }
+        if (window != null) {
+            if (window.protectionDomain() != pd) {
+                throw new IllegalArgumentException(window + " is of another protection domain than " + pd);
+            }
+            if (window.isClosed() || windowRegion.isClosed()) {
+                throw new IllegalStateException("BIND_MW of a closed window or region: " + window + ", "
+                        + windowRegion);
+            }
+        }
+    }
+
+    /**
+     * Holds open, until {@link #release()}, what the provider reads in user space while posting: the regions of
+     * inline data (copied by the CPU), the address handle and the window with its region. A concurrent close of
+     * one of them waits for the post instead of freeing memory under it.
+     *
+     * @throws IllegalStateException if one of them is closed (nothing is held then)
+     */
+    void hold() {
+        int n = isInline() ? sgl.regionsInto(inUse, 0) : 0;
+        if (addressHandle != null) {
+            inUse[n++] = addressHandle;
+        }
+        if (window != null) {
+            inUse[n++] = window;
+            inUse[n++] = windowRegion;
+        }
+        NativeResource.enterAll(inUse, n);
+        inUseCount = n;
+    }
+
+    /** Ends {@link #hold()}. */
+    void release() {
+        NativeResource.exitAll(inUse, inUseCount);
+        inUseCount = 0;
+    }
+
+    /** The window of a BIND_MW request made by {@link #bindWindow}, or null. */
+    MemoryWindow window() {
+        return window;
     }
 
     /** The UD destination, or null. Kept so that a post can refuse a destroyed one. */

@@ -34,6 +34,7 @@ public final class SharedReceiveQueue extends NativeResource {
     private final MemorySegment srq;
     private final MemorySegment postSrqRecvFn;
     private final int maxSge;
+    private final int maxWr;
 
     /**
      * The sizes of a shared receive queue, and its limit (0: not armed).
@@ -55,6 +56,7 @@ public final class SharedReceiveQueue extends NativeResource {
             ibv_srq_attr.max_sge(attr, maxSge);
             this.srq = Verbs.pointer("ibv_create_srq", CREATE_SRQ, pd.segment(), init).reinterpret(ibv_srq.sizeof());
             this.maxSge = ibv_srq_attr.max_sge(attr);
+            this.maxWr = ibv_srq_attr.max_wr(attr);
         }
         this.postSrqRecvFn = ibv_context_ops.post_srq_recv(ibv_context.ops(pd.context().segment()));
         pd.context().register(srq, this);
@@ -73,7 +75,7 @@ public final class SharedReceiveQueue extends NativeResource {
         checkOpen();
         enter();
         try {
-            head.post(DataPath.POST_SRQ_RECV, "ibv_post_srq_recv", postSrqRecvFn, srq, maxSge);
+            head.post(DataPath.POST_SRQ_RECV, "ibv_post_srq_recv", postSrqRecvFn, srq, maxSge, maxWr, pd);
         } finally {
             exit();
         }

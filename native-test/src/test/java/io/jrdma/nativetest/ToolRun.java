@@ -32,13 +32,14 @@ record ToolRun(int status, String output) {
     /** Runs the C tool {@code command} to its end (at most {@code seconds}). */
     static ToolRun process(List<String> command, int seconds) throws Exception {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        // On a thread of its own: the common pool may be busy with another test's abandoned work.
         CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
             try {
                 return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
-        });
+        }, r -> Thread.ofPlatform().daemon().start(r));
         try {
             assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), command.getFirst() + " finished");
             return new ToolRun(p.exitValue(), output.get(10, TimeUnit.SECONDS));

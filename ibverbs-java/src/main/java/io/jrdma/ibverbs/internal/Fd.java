@@ -47,6 +47,14 @@ public final class Fd {
      * @throws InterruptedException if the thread is interrupted while waiting
      */
     public static boolean awaitReadable(int fd, Duration timeout) throws InterruptedException {
+        return awaitReadable(fd, timeout, () -> { });
+    }
+
+    /**
+     * Like {@link #awaitReadable(int, Duration)}, running {@code stillOpen} before every slice: it throws to abandon
+     * the wait (e.g. when the object that owns the descriptor is being closed).
+     */
+    public static boolean awaitReadable(int fd, Duration timeout, Runnable stillOpen) throws InterruptedException {
         long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pfd = arena.allocate(POLLFD);
@@ -57,6 +65,7 @@ public final class Fd {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while waiting on fd " + fd);
                 }
+                stillOpen.run();
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
@@ -100,10 +109,16 @@ public final class Fd {
      */
     public static boolean awaitEvent(int fd, Duration timeout, String verb, MemorySegment state, EventRead read)
             throws RdmaException, InterruptedException {
+        return awaitEvent(fd, timeout, verb, state, read, () -> { });
+    }
+
+    /** Like {@link #awaitEvent(int, Duration, String, MemorySegment, EventRead)}, abandoned when {@code stillOpen} throws. */
+    public static boolean awaitEvent(int fd, Duration timeout, String verb, MemorySegment state, EventRead read,
+                                     Runnable stillOpen) throws RdmaException, InterruptedException {
         long deadline = timeout == null ? 0 : System.nanoTime() + timeout.toNanos();
         while (true) {
             Duration left = timeout == null ? null : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            if (!awaitReadable(fd, left)) {
+            if (!awaitReadable(fd, left, stillOpen)) {
                 return false;
             }
             int rc;

@@ -2,12 +2,15 @@ package io.jrdma.ibverbs.internal;
 
 import io.jrdma.ibverbs.RdmaException;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The lifecycle every verbs object shares: idempotent close, use after close refused, and parents that know their
@@ -22,6 +25,8 @@ public abstract class NativeResource implements AutoCloseable {
     private final Throwable site = new Throwable("created here");
     private long ledgerId;
     private volatile boolean closed;
+    /** Set while {@link #close()} waits for the calls in flight: waiters on the object's descriptors give up. */
+    private volatile boolean closing;
     /** Data-path calls in flight on the native object; {@link #CLAIMED} once close has taken it. */
     @SuppressWarnings("unused")
     private volatile int users;
@@ -61,6 +66,15 @@ public abstract class NativeResource implements AutoCloseable {
      */
     protected Runnable releaseIfLeaked() {
         return null;
+    }
+
+    /**
+     * Refuses a close that could never finish: e.g. one from the thread that holds the object in a batch that only
+     * it can end. Runs under this object's lock, before close waits for the calls in flight. Does nothing by default.
+     *
+     * @throws IllegalStateException if this object cannot be closed now
+     */
+    protected void checkClosable() {
     }
 
     /** What {@link #close()} releases natively. Runs at most once, only when there are no live children. */
@@ -125,11 +139,12 @@ public abstract class NativeResource implements AutoCloseable {
 
     /**
      * Starts a data-path call (post, poll) on the native object: close waits until it {@link #exit()}s, so that
-     * another thread's close can never free the object under it. Allocation-free.
+     * another thread's close can never free the object under it. Allocation-free. Public for the objects a call
+     * uses besides its own (e.g. the regions an inline send copies from); not for applications.
      *
      * @throws IllegalStateException if the resource is closed (or being closed)
      */
-    protected final void enter() {
+    public final void enter() {
         // One atomic add, no retry loop: after the claim, a refused call's +1 and -1 leave the count negative.
         if ((int) USERS.getAndAdd(this, 1) < 0) {
             USERS.getAndAdd(this, -1);
@@ -137,8 +152,57 @@ public abstract class NativeResource implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #enter()}s the first {@code n} of {@code resources}, all or none: a call that uses several objects
+     * (a request's regions, its address handle) holds them all open while it runs. Allocation-free.
+     *
+     * @throws IllegalStateException if one of them is closed (then none is held)
+     */
+    public static void enterAll(NativeResource[] resources, int n) {
+        for (int i = 0; i < n; i++) {
+            try {
+                resources[i].enter();
+            } catch (IllegalStateException closed) {
+                exitAll(resources, i);
+                throw closed;
+            }
+        }
+    }
+
+    /** Ends the holds of {@link #enterAll} on the first {@code n} of {@code resources}. */
+    public static void exitAll(NativeResource[] resources, int n) {
+        for (int i = 0; i < n; i++) {
+            resources[i].exit();
+        }
+    }
+
+    /**
+     * Waits for an event on {@code fd}, which belongs to this object, and reads it (see {@link Fd#awaitEvent}),
+     * counted in like a data-path call: a close from another thread makes the wait end with an
+     * {@link IllegalStateException} within one poll slice, and only then frees the native object.
+     *
+     * @return whether an event was read ({@code false}: the timeout passed)
+     * @throws IllegalStateException if this object is closed, or is closed while waiting
+     */
+    protected final boolean awaitEvent(int fd, Duration timeout, String verb, MemorySegment state, Fd.EventRead read)
+            throws RdmaException, InterruptedException {
+        if (closing) {
+            throw new IllegalStateException(this + " is being closed");
+        }
+        enter();
+        try {
+            return Fd.awaitEvent(fd, timeout, verb, state, read, () -> {
+                if (closing) {
+                    throw new IllegalStateException(this + " was closed while a thread waited on it");
+                }
+            });
+        } finally {
+            exit();
+        }
+    }
+
     /** Ends a call started by {@link #enter()}. */
-    protected final void exit() {
+    public final void exit() {
         USERS.getAndAdd(this, -1);
     }
 
@@ -163,15 +227,23 @@ public abstract class NativeResource implements AutoCloseable {
                 throw new IllegalStateException("cannot close " + this + ": still used by "
                         + new ArrayList<>(children) + "; close those first");
             }
-            // Calls already in flight finish first (they are short); later ones see the claim and refuse.
-            while (!USERS.compareAndSet(this, 0, CLAIMED)) {
-                Thread.onSpinWait();
+            checkClosable();
+            closing = true;
+            // Calls already in flight finish first; later ones see the claim and refuse. Posts and polls are short,
+            // but a batch (ibv_wr_start to complete, ibv_start_poll to end) lasts as long as its thread wants.
+            for (int spins = 0; !USERS.compareAndSet(this, 0, CLAIMED); spins++) {
+                if (spins < 10_000) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(50_000);
+                }
             }
             try {
                 destroy();
             } catch (RdmaException | RuntimeException e) {
                 // Undo the claim only: refused calls may be between their +1 and -1 (CLAIMED is its own negation).
                 USERS.getAndAdd(this, CLAIMED);
+                closing = false;
                 throw e;
             }
             closed = true;

@@ -1,0 +1,325 @@
+package io.jrdma.nativetest;
+
+import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.CompletionChannel;
+import io.jrdma.ibverbs.CompletionQueue;
+import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.ExtendedPoll;
+import io.jrdma.ibverbs.ExtendedPost;
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.MemoryWindow;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.ReceiveWorkRequest;
+import io.jrdma.ibverbs.SendOpcode;
+import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.WcField;
+import io.jrdma.ibverbs.WorkCompletions;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A child process for {@link CrashFreeDeviceTest}: misuses the API on purpose, one scenario after another, and
+ * prints {@code RESULT <scenario> <what it threw>} for each, then {@code ALL DONE}. A crash of this JVM ends it before
+ * that line.
+ */
+public final class AbuseScenarios {
+    @FunctionalInterface
+    interface Scenario {
+        void run(Context ctx) throws Exception;
+    }
+
+    /** Each scenario and the exception it must end with ("none" for a call that must simply succeed). */
+    static final Map<String, String> EXPECTED = new LinkedHashMap<>();
+    private static final Map<String, Scenario> SCENARIOS = new LinkedHashMap<>();
+
+    private static void scenario(String name, String expected, Scenario s) {
+        EXPECTED.put(name, expected);
+        SCENARIOS.put(name, s);
+    }
+
+    private static final String ISE = "IllegalStateException";
+    private static final String IAE = "IllegalArgumentException";
+
+    static {
+        scenario("useAfterClose.pd", ISE, ctx -> {
+            ProtectionDomain pd = ctx.allocateProtectionDomain();
+            pd.close();
+            pd.allocate(4096, Access.LOCAL_WRITE);
+        });
+        scenario("useAfterClose.cqPoll", ISE, ctx -> {
+            CompletionQueue cq = ctx.createCompletionQueue(4);
+            cq.close();
+            cq.poll(new WorkCompletions(1));
+        });
+        scenario("useAfterClose.mrKey", ISE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+                MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE);
+                mr.close();
+                mr.localKey();
+            }
+        });
+        scenario("useAfterClose.context", ISE, ctx -> {
+            Context other = Context.open(ctx.device().name());
+            other.close();
+            other.allocateProtectionDomain();
+        });
+        scenario("doubleClose", "none", ctx -> {
+            ProtectionDomain pd = ctx.allocateProtectionDomain();
+            CompletionQueue cq = ctx.createCompletionQueue(4);
+            QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create();
+            for (int i = 0; i < 2; i++) {
+                qp.close();
+                cq.close();
+                pd.close();
+            }
+        });
+        scenario("postOnClosedQp", ISE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> {
+            qp.close();
+            qp.postReceive(new ReceiveWorkRequest(1).add(mr, 0, 64));
+        }));
+        scenario("closeParentWithChildren", ISE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> pd.close()));
+        scenario("sgeOutsideRegion", "IndexOutOfBoundsException", ctx -> withUd(ctx, (pd, cq, qp, mr) ->
+                new SendWorkRequest(1).add(mr, 4000, 200)));
+        scenario("sgeNegativeLength", IAE, ctx -> withUd(ctx, (pd, cq, qp, mr) ->
+                new SendWorkRequest(1).add(mr, 0, -1)));
+        scenario("tooManySges", ISE, ctx -> withUd(ctx, (pd, cq, qp, mr) ->
+                new SendWorkRequest(1).add(mr, 0, 8).add(mr, 8, 8)));
+        scenario("completionArrayEmpty", IAE, ctx -> new WorkCompletions(0));
+        scenario("completionArrayTooSmall", "none", ctx -> withUd(ctx, (pd, cq, qp, mr) -> {
+            // Four flushed receives, read through a one-entry array: one at a time, nothing written past it.
+            ReceiveWorkRequest r = new ReceiveWorkRequest(1).add(mr, 0, 64);
+            for (int i = 0; i < 4; i++) {
+                qp.postReceive(r);
+            }
+            qp.toError();
+            WorkCompletions one = new WorkCompletions(1);
+            int total = 0;
+            for (long end = System.nanoTime() + 10_000_000_000L; total < 4 && System.nanoTime() < end; ) {
+                int n = cq.poll(one);
+                if (n > 1) {
+                    throw new AssertionError("polled " + n + " into a one-entry array");
+                }
+                total += n;
+            }
+            if (total != 4) {
+                throw new AssertionError("flushed " + total + " of 4");
+            }
+        }));
+        scenario("negativeCqSize", IAE, ctx -> ctx.createCompletionQueue(-1));
+        scenario("badCompletionVector", IAE, ctx -> ctx.createCompletionQueue(4, null, 1 << 20));
+        scenario("negativeRegionSize", IAE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+                pd.allocate(-4096, Access.LOCAL_WRITE);
+            }
+        });
+        scenario("heapSegment", IAE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+                pd.register(MemorySegment.ofArray(new byte[64]), Arena.global(), Access.LOCAL_WRITE);
+            }
+        });
+        scenario("negativeInline", IAE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+                pd.queuePair(QpType.RC).maxInlineData(-1);
+            }
+        });
+        scenario("zeroQueueDepth", IAE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+                pd.queuePair(QpType.RC).capacity(0, 0);
+            }
+        });
+        scenario("nullDeviceName", IAE, ctx -> Context.open(null));
+        scenario("nullCompletionArray", "NullPointerException", ctx -> {
+            try (CompletionQueue cq = ctx.createCompletionQueue(4)) {
+                cq.poll(null);
+            }
+        });
+        scenario("badPsn", IAE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> qp.toReadyToSend(-1, null)));
+        scenario("unalignedAtomic", IAE, ctx -> new SendWorkRequest(1).atomic(3, 1, 1, 1));
+        scenario("chainCycle", IAE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> {
+            ReceiveWorkRequest r = new ReceiveWorkRequest(1).add(mr, 0, 64);
+            qp.postReceive(r.next(r));
+        }));
+        scenario("requestArenaClosed", ISE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> {
+            Arena arena = Arena.ofShared();
+            ReceiveWorkRequest second = new ReceiveWorkRequest(1, arena).add(mr, 0, 64);
+            arena.close();
+            qp.postReceive(new ReceiveWorkRequest(1).add(mr, 0, 64).next(second));
+        }));
+        scenario("regionOfAnotherPd", IAE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> {
+            try (ProtectionDomain other = ctx.allocateProtectionDomain();
+                 MemoryRegion foreign = other.allocate(4096, Access.LOCAL_WRITE)) {
+                qp.postReceive(new ReceiveWorkRequest(1).add(foreign, 0, 64));
+            }
+        }));
+        scenario("regionArenaClosedBeforeInlinePost", ISE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+                 CompletionQueue cq = ctx.createCompletionQueue(16);
+                 QueuePair qp = pd.queuePair(QpType.UC).completionQueue(cq).maxInlineData(64).create()) {
+                Arena arena = Arena.ofShared();
+                MemoryRegion mr = pd.register(arena.allocate(1 << 20, 4096), arena, Access.LOCAL_WRITE);
+                SendWorkRequest wr = new SendWorkRequest(1).opcode(SendOpcode.SEND).inline(true).add(mr, 0, 64);
+                arena.close();   // deregisters, then frees (and unmaps) the memory the request points into
+                qp.postSend(wr);
+            }
+        });
+        scenario("closedWindowInBind", ISE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+                 CompletionQueue cq = ctx.createCompletionQueue(16);
+                 QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create();
+                 MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE, Access.MW_BIND)) {
+                MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindow.Type.TYPE_2);
+                SendWorkRequest wr = new SendWorkRequest(1).bindWindow(mw, mw.nextRemoteKey(), mr, 0, 64,
+                        Access.REMOTE_READ);
+                mw.close();
+                qp.postSend(wr);
+            }
+        });
+        scenario("closeCqWhilePolling", ISE, ctx -> {
+            CompletionQueue cq = ctx.createCompletionQueue(4);
+            WorkCompletions wcs = new WorkCompletions(4);
+            CompletableFuture<Throwable> poller = hammer(() -> cq.poll(wcs));
+            Thread.sleep(20);
+            cq.close();
+            rethrow(poller);
+        });
+        scenario("closeCqDuringExtendedPoll", ISE, AbuseScenarios::closeDuringExtendedPoll);
+        scenario("closeQpDuringExtendedPost", ISE, AbuseScenarios::closeDuringExtendedPost);
+        scenario("closeChannelWhileWaiting", ISE, ctx -> {
+            CompletionChannel channel = ctx.createCompletionChannel();
+            CompletableFuture<Throwable> waiter = hammer(() -> channel.await(null));
+            Thread.sleep(200);
+            channel.close();
+            rethrow(waiter);
+        });
+        scenario("closeContextWhileWaitingForAsyncEvents", ISE, ctx -> {
+            Context other = Context.open(ctx.device().name());
+            CompletableFuture<Throwable> waiter = hammer(() -> other.awaitAsyncEvent(null));
+            Thread.sleep(200);
+            other.close();
+            rethrow(waiter);
+        });
+    }
+
+    @FunctionalInterface
+    private interface UdBody {
+        void run(ProtectionDomain pd, CompletionQueue cq, QueuePair qp, MemoryRegion mr) throws Exception;
+    }
+
+    /** A PD, CQ, UD queue pair in INIT (it takes receives) and a 4 KiB region, closed after {@code body}. */
+    private static void withUd(Context ctx, UdBody body) throws Exception {
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+             CompletionQueue cq = ctx.createCompletionQueue(16);
+             QueuePair qp = pd.queuePair(QpType.UD).completionQueue(cq).capacity(8, 8).create();
+             MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
+            qp.toInitDatagram(1, 0x1234);
+            body.run(pd, cq, qp, mr);
+        }
+    }
+
+    /**
+     * Closes an extended CQ while another thread loops through poll batches on it: the close waits for the batch in
+     * flight, and the poller's next start() is refused.
+     */
+    private static void closeDuringExtendedPoll(Context ctx) throws Exception {
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+             MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
+            CompletionQueue cq = ctx.createCompletionQueueEx(256, null, 0, WcField.BYTE_LEN);
+            try (QueuePair qp = pd.queuePair(QpType.UD).completionQueue(cq).capacity(4, 200).create()) {
+                qp.toInitDatagram(1, 0x1234);
+                ReceiveWorkRequest r = new ReceiveWorkRequest(1).add(mr, 0, 64);
+                for (int i = 0; i < 200; i++) {
+                    qp.postReceive(r.id(i));
+                }
+                qp.toError();   // 200 flushed completions to poll
+            }
+            ExtendedPoll poll = cq.extendedPoll();
+            CountDownLatch inBatch = new CountDownLatch(1);
+            CompletableFuture<Throwable> poller = hammer(() -> {
+                if (poll.start()) {
+                    inBatch.countDown();
+                    Thread.sleep(1);
+                    poll.id();
+                    poll.status();
+                    poll.end();
+                }
+            });
+            inBatch.await(10, TimeUnit.SECONDS);
+            cq.close();
+            rethrow(poller);
+        }
+    }
+
+    /** Closes an extended queue pair while another thread loops through ibv_wr batches on it. */
+    private static void closeDuringExtendedPost(Context ctx) throws Exception {
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+             CompletionQueue cq = ctx.createCompletionQueue(16);
+             MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
+            QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).extendedSendOps(SendOpcode.SEND).create();
+            ExtendedPost post = qp.extendedPost();
+            CountDownLatch inBatch = new CountDownLatch(1);
+            CompletableFuture<Throwable> poster = hammer(() -> {
+                post.start();
+                inBatch.countDown();
+                post.id(1).signaled(true).send().sge(mr, 0, 64);
+                Thread.sleep(1);
+                post.abort();
+            });
+            inBatch.await(10, TimeUnit.SECONDS);
+            qp.close();
+            rethrow(poster);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code call} in a loop on a new daemon thread until it throws; completes with what it threw. */
+    private static CompletableFuture<Throwable> hammer(Call call) {
+        CompletableFuture<Throwable> ended = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                while (true) {
+                    call.run();
+                }
+            } catch (Throwable t) {
+                ended.complete(t);
+            }
+        });
+        return ended;
+    }
+
+    private static void rethrow(CompletableFuture<Throwable> ended) throws Exception {
+        Throwable t = ended.get(30, TimeUnit.SECONDS);
+        if (t instanceof Exception e) {
+            throw e;
+        }
+        throw new AssertionError(t);
+    }
+
+    public static void main(String[] args) throws Exception {
+        try (Context ctx = Context.open(args[0])) {
+            for (Map.Entry<String, Scenario> s : SCENARIOS.entrySet()) {
+                String outcome = "none";
+                try {
+                    s.getValue().run(ctx);
+                } catch (Exception e) {
+                    outcome = e.getClass().getSimpleName() + " " + e.getMessage();
+                }
+                System.out.println("RESULT " + s.getKey() + " " + outcome.replace('\n', ' '));
+                System.out.flush();
+            }
+        }
+        System.out.println("ALL DONE");
+    }
+}

@@ -1,0 +1,31 @@
+package io.jrdma.nativetest;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A JVM started from this one's class path to run {@code mainClass}, so that a test can watch it survive (or crash)
+ * without being taken down with it: fatal-error logs go to a directory of their own, which a run that did not crash
+ * leaves empty.
+ *
+ * @param run    its exit status and everything it printed
+ * @param hsErrs the fatal-error logs it wrote (none unless it crashed)
+ */
+record ChildJvm(ToolRun run, List<Path> hsErrs) {
+
+    static ChildJvm run(Class<?> mainClass, int seconds, String... args) throws Exception {
+        Path errors = Files.createTempDirectory("jrdma-hs-err");
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:ErrorFile=" + errors.resolve("hs_err_%p.log"),
+                "-cp", System.getProperty("java.class.path"), mainClass.getName()));
+        command.addAll(List.of(args));
+        ToolRun run = ToolRun.process(command, seconds);
+        try (Stream<Path> logs = Files.list(errors)) {
+            return new ChildJvm(run, logs.toList());
+        }
+    }
+}
