@@ -1,6 +1,5 @@
 package io.jrdma.nativetest;
 
-import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.RdmaException;
@@ -8,7 +7,6 @@ import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
 import io.jrdma.ibverbs.WcStatus;
-import io.jrdma.ibverbs.WorkCompletions;
 import io.jrdma.junit.RdmaDeviceExtension;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -119,7 +117,8 @@ class WorkRequestPropertiesDeviceTest {
 
     /**
      * Waits for the request's completion, and for the peer's receive completion when it consumed the receive; after
-     * an error, resets and reconnects both queue pairs.
+     * an error, starts over with new queue pairs (rxe can stall fenced requests on a queue pair reset after an
+     * error).
      */
     private static String complete(SendOpcode opcode) throws Exception {
         WcStatus status = DeviceSupport.awaitCompletion(pair.cqA).status(0);
@@ -129,22 +128,11 @@ class WorkRequestPropertiesDeviceTest {
             receivePosted = false;
         }
         if (status != WcStatus.SUCCESS) {
-            pair.a.reset();
-            pair.b.reset();
-            pair.connect();
-            drain(pair.cqA);
-            drain(pair.cqB);
+            pair.close();
+            pair = new RcPair(ctx, QpType.RC);
             receivePosted = false;
         }
         return status.name();
     }
 
-    private static void drain(CompletionQueue cq) throws RdmaException {
-        WorkCompletions wcs = new WorkCompletions(16);
-        while (cq.poll(wcs) > 0) {
-            if (cq == pair.cqB) {
-                receivePosted = false;   // the only requests on B are receives
-            }
-        }
-    }
 }
