@@ -541,7 +541,7 @@ public final class QueuePair extends NativeResource {
                     + " scatter/gather entries; this queue pair takes " + capabilities.maxSendSge());
         }
         if (wr.isInline() && wr.totalBytes() == 0) {
-            // rxe fails such requests with LOC_QP_OP_ERR, or never completes them.
+            // Nothing to inline: a request that means nothing, and one providers treat differently.
             throw new IllegalArgumentException("an inline request needs data to inline; clear inline(false)");
         }
         if (wr.isInline() && wr.totalBytes() > capabilities.maxInlineData()) {
