@@ -14,6 +14,7 @@ import io.jrdma.ibverbs.internal.Verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -130,8 +131,12 @@ public final class CompletionQueue extends NativeResource {
      * Polls up to {@code wcs.capacity()} completions into {@code wcs} ({@code ibv_poll_cq}).
      *
      * @return how many were filled, 0 if none is ready
+     * @throws IllegalStateException if the queue is closed
+     * @throws NullPointerException  if {@code wcs} is null
+     * @throws RdmaException         if the provider fails the poll
      */
     public int poll(WorkCompletions wcs) throws RdmaException {
+        Objects.requireNonNull(wcs, "wcs");
         checkOpen();
         int n;
         enter();

@@ -26,6 +26,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
@@ -478,8 +479,10 @@ public final class QueuePair extends NativeResource {
      *                                  longer than the send queue)
      * @throws IllegalStateException    if the queue pair, or a region, address handle or window a request names, is
      *                                  closed
+     * @throws NullPointerException     if {@code head} is null
      */
     public void postSend(SendWorkRequest head) throws RdmaException {
+        Objects.requireNonNull(head, "head");
         checkOpen();
         boolean binds = false;
         int length = 0;
@@ -556,6 +559,10 @@ public final class QueuePair extends NativeResource {
         if (wr.sgeCount() > maxSendSge) {
             throw new IllegalArgumentException("send request has " + wr.sgeCount()
                     + " scatter/gather entries; this queue pair takes " + maxSendSge);
+        }
+        if (wr.isInline() && wr.totalBytes() == 0) {
+            // Nothing to inline: a request that means nothing, and one providers treat differently.
+            throw new IllegalArgumentException("an inline request needs data to inline; clear inline(false)");
         }
         if (wr.isInline() && wr.totalBytes() > capabilities.maxInlineData()) {
             throw new IllegalArgumentException("inline send of " + wr.totalBytes() + " bytes; this queue pair "
