@@ -101,6 +101,27 @@ share() {
 		die "cannot mount share $2 (9p tag $1)"
 }
 
+# Starts dockerd for --docker and waits until it answers. Images and
+# containers need a file system that overlayfs accepts as an upper layer,
+# which the root (itself an overlay) is not: /var/lib/docker gets its own
+# tmpfs. Containers use the host network (no bridge, no iptables), so no
+# netfilter modules are needed and they see rxe0 as they are.
+start_dockerd() {
+	mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup || die "cannot mount cgroup2"
+	mkdir -p /var/lib/docker
+	mount -t tmpfs -o mode=0711 tmpfs /var/lib/docker || die "cannot mount /var/lib/docker"
+	log "stage 2: starting dockerd"
+	dockerd --iptables=false --ip6tables=false --bridge=none --storage-driver=overlay2 \
+		--log-level=warn >/run/dockerd.log 2>&1 &
+	tries=0
+	until docker version >/dev/null 2>&1; do
+		tries=$((tries + 1))
+		[ "$tries" -le 300 ] || die "dockerd did not answer within 60 s: $(tail -n 5 /run/dockerd.log)"
+		sleep 0.2
+	done
+	log "stage 2: dockerd ready"
+}
+
 # Prints the /dev node of the virtio-serial port the host named $1. The
 # name arrives asynchronously after the driver binds, hence the polling.
 find_port() {
@@ -157,12 +178,13 @@ stage2() {
 	out=$(find_port org.jrdma.stdout) || die "no virtio-serial port for stdout"
 	err=$(find_port org.jrdma.stderr) || die "no virtio-serial port for stderr"
 
-	# Defines CWD, VM_HOSTNAME, calls share() and leaves the env(1)
+	# Defines CWD, VM_HOSTNAME, DOCKER, calls share() and leaves the env(1)
 	# arguments (-i, NAME=VALUE..., COMMAND, ARGS...) in "$@".
 	# shellcheck source=/dev/null
 	. "$RUN_DIR/config.sh"
 
 	hostname "$VM_HOSTNAME" 2>/dev/null
+	[ "$DOCKER" = true ] && start_dockerd
 	cd "$CWD" || die "cannot cd to $CWD"
 	ulimit -l unlimited || die "ulimit -l unlimited failed"
 
