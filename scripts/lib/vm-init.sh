@@ -109,10 +109,22 @@ share() {
 start_dockerd() {
 	mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup || die "cannot mount cgroup2"
 	mkdir -p /var/lib/docker
-	mount -t tmpfs -o mode=0711 tmpfs /var/lib/docker || die "cannot mount /var/lib/docker"
+	if [ "$DOCKER_DISK" = true ]; then
+		modprobe -a virtio_blk ext4 || die "modprobe virtio_blk ext4 failed"
+		tries=0
+		until [ -b /dev/vda ]; do
+			tries=$((tries + 1))
+			[ "$tries" -le 100 ] || die "no /dev/vda for --docker-disk"
+			sleep 0.1
+		done
+		mount -t ext4 /dev/vda /var/lib/docker || die "cannot mount the Docker disk"
+	else
+		mount -t tmpfs -o mode=0711 tmpfs /var/lib/docker || die "cannot mount /var/lib/docker"
+	fi
 	log "stage 2: starting dockerd"
 	dockerd --iptables=false --ip6tables=false --bridge=none --storage-driver=overlay2 \
 		--log-level=warn >/run/dockerd.log 2>&1 &
+	dockerd_pid=$!
 	tries=0
 	until docker version >/dev/null 2>&1; do
 		tries=$((tries + 1))
@@ -120,6 +132,17 @@ start_dockerd() {
 		sleep 0.2
 	done
 	log "stage 2: dockerd ready"
+}
+
+# Stops dockerd and unmounts its storage, so that a --docker-disk is left clean.
+stop_dockerd() {
+	kill "$dockerd_pid" 2>/dev/null
+	tries=0
+	while kill -0 "$dockerd_pid" 2>/dev/null && [ "$tries" -lt 300 ]; do
+		tries=$((tries + 1))
+		sleep 0.1
+	done
+	umount /var/lib/docker 2>/dev/null
 }
 
 # Prints the /dev node of the virtio-serial port the host named $1. The
@@ -178,7 +201,7 @@ stage2() {
 	out=$(find_port org.jrdma.stdout) || die "no virtio-serial port for stdout"
 	err=$(find_port org.jrdma.stderr) || die "no virtio-serial port for stderr"
 
-	# Defines CWD, VM_HOSTNAME, DOCKER, calls share() and leaves the env(1)
+	# Defines CWD, VM_HOSTNAME, DOCKER, DOCKER_DISK, calls share() and leaves the env(1)
 	# arguments (-i, NAME=VALUE..., COMMAND, ARGS...) in "$@".
 	# shellcheck source=/dev/null
 	. "$RUN_DIR/config.sh"
@@ -194,6 +217,7 @@ stage2() {
 	env "$@" </dev/null >"$out" 2>"$err"
 	status=$?
 	log "stage 2: the command exited $status"
+	[ "$DOCKER" = true ] && stop_dockerd
 	# Written then renamed so the host never reads a half-written status.
 	echo "$status" >"$RUN_DIR/status.tmp" && mv "$RUN_DIR/status.tmp" "$RUN_DIR/status"
 	halt_now
