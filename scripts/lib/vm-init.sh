@@ -104,43 +104,48 @@ share() {
 # Starts dockerd for --docker and waits until it answers. Images and
 # containers need a file system that overlayfs accepts as an upper layer,
 # which the root (itself an overlay) is not: /var/lib/docker gets its own
-# tmpfs. Containers use the host network (no bridge, no iptables), so no
+# tmpfs, or the ext4 disk of --docker-disk/--docker-snapshot. Containers use the host network (no bridge, no iptables), so no
 # netfilter modules are needed and they see rxe0 as they are.
 start_dockerd() {
 	mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup || die "cannot mount cgroup2"
 	mkdir -p /var/lib/docker
 	if [ "$DOCKER_DISK" = true ]; then
 		modprobe -a virtio_blk ext4 || die "modprobe virtio_blk ext4 failed"
-		tries=0
 		until [ -b /dev/vda ]; do
-			tries=$((tries + 1))
-			[ "$tries" -le 100 ] || die "no /dev/vda for --docker-disk"
 			sleep 0.1
 		done
 		mount -t ext4 /dev/vda /var/lib/docker || die "cannot mount the Docker disk"
 	else
 		mount -t tmpfs -o mode=0711 tmpfs /var/lib/docker || die "cannot mount /var/lib/docker"
 	fi
-	log "stage 2: starting dockerd"
-	dockerd --iptables=false --ip6tables=false --bridge=none --storage-driver=overlay2 \
-		--log-level=warn >/run/dockerd.log 2>&1 &
+	# containerd first, waited for without a deadline: dockerd starting it itself gives up after a
+	# fixed time, which a busy emulated machine can exceed. The VM's --timeout bounds the wait.
+	log "stage 2: starting containerd and dockerd"
+	containerd --root /var/lib/docker/containerd >/run/containerd.log 2>&1 &
+	containerd_pid=$!
+	until ctr version >/dev/null 2>&1; do
+		kill -0 "$containerd_pid" 2>/dev/null || die "containerd stopped: $(tail -n 5 /run/containerd.log)"
+		sleep 0.2
+	done
+	dockerd --containerd=/run/containerd/containerd.sock --iptables=false --ip6tables=false \
+		--bridge=none --storage-driver=overlay2 --log-level=warn >/run/dockerd.log 2>&1 &
 	dockerd_pid=$!
-	tries=0
 	until docker version >/dev/null 2>&1; do
-		tries=$((tries + 1))
-		[ "$tries" -le 300 ] || die "dockerd did not answer within 60 s: $(tail -n 5 /run/dockerd.log)"
+		kill -0 "$dockerd_pid" 2>/dev/null || die "dockerd stopped: $(tail -n 5 /run/dockerd.log)"
 		sleep 0.2
 	done
 	log "stage 2: dockerd ready"
 }
 
-# Stops dockerd and unmounts its storage, so that a --docker-disk is left clean.
+# Stops dockerd and containerd and unmounts the storage, so that a --docker-disk is left clean.
 stop_dockerd() {
-	kill "$dockerd_pid" 2>/dev/null
-	tries=0
-	while kill -0 "$dockerd_pid" 2>/dev/null && [ "$tries" -lt 300 ]; do
-		tries=$((tries + 1))
-		sleep 0.1
+	for pid in "$dockerd_pid" "$containerd_pid"; do
+		kill "$pid" 2>/dev/null
+		tries=0
+		while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 300 ]; do
+			tries=$((tries + 1))
+			sleep 0.1
+		done
 	done
 	umount /var/lib/docker 2>/dev/null
 }
