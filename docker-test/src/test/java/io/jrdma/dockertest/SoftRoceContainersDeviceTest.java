@@ -41,6 +41,8 @@ class SoftRoceContainersDeviceTest {
     private static final int SIZE = 4096;
     /** Bounds a wait that only a broken link makes long; never asserted on as a time. */
     private static final Duration T = Duration.ofMinutes(2);
+    /** How long a client container tries to connect: a cold JVM in an emulated VM can take minutes. */
+    private static final String CONNECT_SECONDS = "600";
 
     @BeforeAll
     static void dockerAndImage() {
@@ -60,7 +62,7 @@ class SoftRoceContainersDeviceTest {
         try (SoftRoceNode server = new SoftRoceNode("jrdma", "stream", "-s", "-a", address, "-p", port, "-n", "2")
                      .waitingFor(Wait.forLogMessage(".*listening on.*\\n", 1));
              SoftRoceNode client = new SoftRoceNode("jrdma", "stream", "-c", "-a", address, "-p", port,
-                     "-n", "400", "-S", Integer.toString(SIZE))) {
+                     "-n", "400", "-S", Integer.toString(SIZE), "-t", CONNECT_SECONDS)) {
             server.start();
             client.start();
             try (RdmaConnection c = connect(address, port)) {
@@ -105,7 +107,7 @@ class SoftRoceContainersDeviceTest {
         int port = 7193;
         try (RdmaListener listener = RdmaListener.bind(new InetSocketAddress(address, port), options());
              SoftRoceNode client = new SoftRoceNode("jrdma", "stream", "-c", "-a", address.getHostAddress(),
-                     "-p", Integer.toString(port), "-n", "0", "-S", Integer.toString(SIZE))) {
+                     "-p", Integer.toString(port), "-n", "0", "-S", Integer.toString(SIZE), "-t", CONNECT_SECONDS)) {
             client.start();
             RdmaConnection accepted = listener.accept(T);
             assertNotNull(accepted, "the client container connected: " + client.getLogs());

@@ -74,7 +74,7 @@ public final class Jrdma {
                 "  perf {send,write,read,atomic}-{lat,bw} [OPTIONS] [SERVER]",
                 "                             perftest-style latency and bandwidth tests (ib_write_lat, ib_send_bw, ...)",
                 "                             with perftest's tables or --json; perf -h lists the options",
-                "  stream (-s|-c) -a ADDRESS [-p PORT] [-n N] [-S SIZE]",
+                "  stream (-s|-c) -a ADDRESS [-p PORT] [-n N] [-S SIZE] [-t SECONDS]",
                 "                             a checked message stream over the CM: the client sends N patterned",
                 "                             messages, the server checks each and answers its CRC-32; -s serves until",
                 "                             killed (or N streams); both print a summary with the CRC-32 of all bytes"));

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 
 /**
- * {@code jrdma stream (-s|-c) -a ADDRESS [-p PORT] [-n N] [-S SIZE]}: a checked message stream over
+ * {@code jrdma stream (-s|-c) -a ADDRESS [-p PORT] [-n N] [-S SIZE] [-t SECONDS]}: a checked message stream over
  * {@link RdmaConnection}, for testing a link end to end (containers, CI). The client sends message 0, 1, 2, ...:
  * the 8-byte big-endian sequence number, then byte {@code k} = {@code (7 * seq + k) % 251}. The server checks
  * each one and answers with its sequence number and the CRC-32 of what it received; the client checks that
@@ -28,7 +28,7 @@ import java.util.zip.CRC32;
  * jrdma stream -c -a 10.0.2.15 -n 1000      # send 1000 checked messages of 4096 bytes
  * }</pre>
  *
- * <p>Both sides print one summary line a stream, with the CRC-32 over all its bytes: {@code N messages, B bytes
+ * <p>{@code -t} is how long the client tries to connect (default 60 s). Both sides print one summary line a stream, with the CRC-32 over all its bytes: {@code N messages, B bytes
  * verified, crc32 X}. The client exits 0 when every answer matched; a server with {@code -n N} exits after N
  * streams, 0 if all were complete and correct.
  */
@@ -36,7 +36,6 @@ final class StreamCommand {
     private static final String NAME = "stream";
     private static final int HEADER = Long.BYTES;
     private static final int ANSWER = Long.BYTES + Integer.BYTES;
-    private static final Duration CONNECT = Duration.ofSeconds(60);
     private static final Duration T = Duration.ofSeconds(30);
 
     private final PrintStream out;
@@ -46,6 +45,7 @@ final class StreamCommand {
     private int port = 7180;
     private int count = 1000;
     private int size = 4096;
+    private Duration connectTimeout = Duration.ofSeconds(60);
 
     StreamCommand(PrintStream out, PrintStream err) {
         this.out = out;
@@ -67,7 +67,7 @@ final class StreamCommand {
         ByteBuffer message = ByteBuffer.allocate(size);
         CRC32 one = new CRC32();
         CRC32 all = new CRC32();
-        try (RdmaConnection c = RdmaConnection.connect(at, options(), CONNECT)) {
+        try (RdmaConnection c = RdmaConnection.connect(at, options(), connectTimeout)) {
             long seq = 0;
             for (; count == 0 || seq < count; seq++) {
                 message.clear();
@@ -186,6 +186,8 @@ final class StreamCommand {
                 case "-a" -> address = host(Args.value(NAME, args, i++));
                 case "-p" -> port = Args.number(NAME, "-p", Args.value(NAME, args, i++), 1, 65535);
                 case "-n" -> count = Args.number(NAME, "-n", Args.value(NAME, args, i++), 0, Integer.MAX_VALUE);
+                case "-t" -> connectTimeout = Duration.ofSeconds(
+                        Args.number(NAME, "-t", Args.value(NAME, args, i++), 1, 24 * 3600));
                 case "-S" -> size = Args.number(NAME, "-S", Args.value(NAME, args, i++), HEADER, 1 << 20);
                 default -> throw new IllegalArgumentException(NAME + ": unknown option '" + args.get(i) + "'");
             }
