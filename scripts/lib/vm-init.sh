@@ -101,6 +101,55 @@ share() {
 		die "cannot mount share $2 (9p tag $1)"
 }
 
+# Starts dockerd for --docker and waits until it answers. Images and
+# containers need a file system that overlayfs accepts as an upper layer,
+# which the root (itself an overlay) is not: /var/lib/docker gets its own
+# tmpfs, or the ext4 disk of --docker-disk/--docker-snapshot. Containers use the host network (no bridge, no iptables), so no
+# netfilter modules are needed and they see rxe0 as they are.
+start_dockerd() {
+	mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup || die "cannot mount cgroup2"
+	mkdir -p /var/lib/docker
+	if [ "$DOCKER_DISK" = true ]; then
+		modprobe -a virtio_blk ext4 || die "modprobe virtio_blk ext4 failed"
+		until [ -b /dev/vda ]; do
+			sleep 0.1
+		done
+		mount -t ext4 /dev/vda /var/lib/docker || die "cannot mount the Docker disk"
+	else
+		mount -t tmpfs -o mode=0711 tmpfs /var/lib/docker || die "cannot mount /var/lib/docker"
+	fi
+	# containerd first, waited for without a deadline: dockerd starting it itself gives up after a
+	# fixed time, which a busy emulated machine can exceed. The VM's --timeout bounds the wait.
+	log "stage 2: starting containerd and dockerd"
+	containerd --root /var/lib/docker/containerd >/run/containerd.log 2>&1 &
+	containerd_pid=$!
+	until ctr version >/dev/null 2>&1; do
+		kill -0 "$containerd_pid" 2>/dev/null || die "containerd stopped: $(tail -n 5 /run/containerd.log)"
+		sleep 0.2
+	done
+	dockerd --containerd=/run/containerd/containerd.sock --iptables=false --ip6tables=false \
+		--bridge=none --storage-driver=overlay2 --log-level=warn >/run/dockerd.log 2>&1 &
+	dockerd_pid=$!
+	until docker version >/dev/null 2>&1; do
+		kill -0 "$dockerd_pid" 2>/dev/null || die "dockerd stopped: $(tail -n 5 /run/dockerd.log)"
+		sleep 0.2
+	done
+	log "stage 2: dockerd ready"
+}
+
+# Stops dockerd and containerd and unmounts the storage, so that a --docker-disk is left clean.
+stop_dockerd() {
+	for pid in "$dockerd_pid" "$containerd_pid"; do
+		kill "$pid" 2>/dev/null
+		tries=0
+		while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 300 ]; do
+			tries=$((tries + 1))
+			sleep 0.1
+		done
+	done
+	umount /var/lib/docker 2>/dev/null
+}
+
 # Prints the /dev node of the virtio-serial port the host named $1. The
 # name arrives asynchronously after the driver binds, hence the polling.
 find_port() {
@@ -157,12 +206,13 @@ stage2() {
 	out=$(find_port org.jrdma.stdout) || die "no virtio-serial port for stdout"
 	err=$(find_port org.jrdma.stderr) || die "no virtio-serial port for stderr"
 
-	# Defines CWD, VM_HOSTNAME, calls share() and leaves the env(1)
+	# Defines CWD, VM_HOSTNAME, DOCKER, DOCKER_DISK, calls share() and leaves the env(1)
 	# arguments (-i, NAME=VALUE..., COMMAND, ARGS...) in "$@".
 	# shellcheck source=/dev/null
 	. "$RUN_DIR/config.sh"
 
 	hostname "$VM_HOSTNAME" 2>/dev/null
+	[ "$DOCKER" = true ] && start_dockerd
 	cd "$CWD" || die "cannot cd to $CWD"
 	ulimit -l unlimited || die "ulimit -l unlimited failed"
 
@@ -172,6 +222,7 @@ stage2() {
 	env "$@" </dev/null >"$out" 2>"$err"
 	status=$?
 	log "stage 2: the command exited $status"
+	[ "$DOCKER" = true ] && stop_dockerd
 	# Written then renamed so the host never reads a half-written status.
 	echo "$status" >"$RUN_DIR/status.tmp" && mv "$RUN_DIR/status.tmp" "$RUN_DIR/status"
 	halt_now
