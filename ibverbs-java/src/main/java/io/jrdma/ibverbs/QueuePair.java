@@ -485,6 +485,7 @@ public final class QueuePair extends NativeResource {
         Objects.requireNonNull(head, "head");
         checkOpen();
         boolean binds = false;
+        boolean holds = false;
         int length = 0;
         for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
             if (++length > maxSendWr) {
@@ -497,12 +498,14 @@ public final class QueuePair extends NativeResource {
                 checkSend(wr);
             }
             binds |= op == SendOpcode.BIND_MW;
+            holds |= wr.holdsAnything();
         }
         int rc;
         enter();
         SendWorkRequest held = head;
         try {
-            for (; held != null; held = held.next()) {
+            // Plain requests hold nothing: their chain is not walked twice more.
+            for (; holds && held != null; held = held.next()) {
                 held.hold();
             }
             rc = (int) DataPath.POST_SEND.invokeExact(postSendFn, qp, head.segment(), head.badWrSlot());

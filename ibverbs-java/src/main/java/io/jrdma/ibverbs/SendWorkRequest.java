@@ -299,6 +299,11 @@ public final class SendWorkRequest {
         inUseCount = n;
     }
 
+    /** Whether {@link #hold()} has anything to hold: inline data's regions, an address handle or a window. */
+    boolean holdsAnything() {
+        return isInline() || addressHandle != null || window != null;
+    }
+
     /** Ends {@link #hold()}. */
     void release() {
         NativeResource.exitAll(inUse, inUseCount);
