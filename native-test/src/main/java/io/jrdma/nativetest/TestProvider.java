@@ -12,18 +12,16 @@ import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.internal.VerbsBridge;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -31,9 +29,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The test provider: a device context, protection domain, memory region, completion channel, completion queue and
- * RC queue pair in plain memory whose data-path ops are trivial C functions ({@code test-provider.c}, compiled with
- * {@code $CC} or {@code cc} on first use), wrapped as jrdma objects. jrdma's data path (posting, polling, arming)
- * runs against it unchanged, so it measures what the Java side costs on any machine; the {@code bench*} methods
+ * RC queue pair in plain memory whose data-path ops are trivial C functions ({@code test-provider.c}, built on
+ * first use by {@link CLibraryBuild}), wrapped as jrdma objects. jrdma's data path (posting, polling, arming) runs
+ * against it unchanged, so it measures what the Java side costs on any machine; the {@code bench*} methods
  * are the same calls made by a C loop, the baseline. Only the data path works: control verbs (modify, query, ...)
  * would reach libibverbs with objects it never made.
  *
@@ -282,32 +280,17 @@ public final class TestProvider implements AutoCloseable {
             }
         }
 
-        /** Writes the C source to a temporary directory and builds a shared library there. */
+        /** Builds the C source into a shared library and loads it. */
         private static SymbolLookup compile() {
+            Path library = CLibraryBuild.build(TestProvider.class, "test-provider.c", "libtestprovider.so");
+            SymbolLookup lookup = SymbolLookup.libraryLookup(library, Arena.global());
             try {
-                Path dir = Files.createTempDirectory("jrdma-test-provider");
-                Path source = dir.resolve("test-provider.c");
-                Path library = dir.resolve("libtestprovider.so");
-                try (InputStream in = TestProvider.class.getResourceAsStream("test-provider.c")) {
-                    Files.write(source, in.readAllBytes());
-                }
-                String compiler = System.getenv().getOrDefault("CC", "cc");
-                List<String> command = List.of(compiler, "-std=gnu11", "-O2", "-Wall", "-Werror", "-shared", "-fPIC",
-                        "-o", library.toString(), source.toString());
-                Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-                String out = new String(p.getInputStream().readAllBytes());
-                if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                    throw new IOException(String.join(" ", command) + " failed:\n" + out);
-                }
-                SymbolLookup lookup = SymbolLookup.libraryLookup(library, Arena.global());
                 // Loaded: the files are no longer needed.
-                Files.delete(library);
-                Files.delete(source);
-                Files.delete(dir);
-                return lookup;
-            } catch (IOException | InterruptedException e) {
-                throw new IllegalStateException("cannot build the test provider: " + e.getMessage(), e);
+                CLibraryBuild.delete(library);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
+            return lookup;
         }
     }
 }

@@ -1,188 +1,136 @@
 package io.jrdma.nativetest;
 
-import io.jrdma.ibverbs.Access;
-import io.jrdma.ibverbs.CompletionQueue;
-import io.jrdma.ibverbs.Context;
-import io.jrdma.ibverbs.Endpoint;
-import io.jrdma.ibverbs.MemoryWindow;
-import io.jrdma.ibverbs.ProtectionDomain;
-import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.Device;
 import io.jrdma.junit.RdmaDeviceTest;
-import io.jrdma.rdmacm.CmId;
-import io.jrdma.rdmacm.EventChannel;
-import io.jrdma.rdmacm.PortSpace;
+import io.jrdma.nativetest.ResourceCycles.Kind;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SegmentAllocator;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * "Never leak": 10,000 create/destroy cycles of every kind of object leave the process's native heap, its open file
- * descriptors and the kernel's RDMA resource counts where they were after a warm-up.
- *
- * <p>Asserted: the kernel's counts ({@code rdma -j resource show}) are exactly equal, and open descriptors differ by
- * at most 2 (the JVM opens a jar or a /proc file of its own now and then). Printed, not asserted: malloc's bytes in
- * use ({@code mallinfo2}, the whole process) sampled every 1,000 cycles, and resident memory. In this process the
- * JIT and the GC malloc and free megabytes of their own in bursts (measured on rxe0: -11 MB to +11 MB in 1,000
- * cycles, in more than half of the intervals for some kinds), far above a leaked verbs struct (tens to hundreds of
- * bytes a cycle), so a bound on it would fail on noise or prove nothing.
+ * "Never leak": 10,000 create/destroy cycles of every kind of object, after a warm-up, in a child JVM
+ * ({@link ResourceCycles}, one for all kinds), leave behind:
+ * <ul>
+ *   <li>no more than {@value #NATIVE_BLOCKS} blocks malloc'ed by the RDMA stack (libibverbs, librdmacm, the
+ *       provider, libnl) and not freed, counted by a preloaded allocation counter that looks at each block's
+ *       caller. The whole process's malloc would not do: the JIT and the GC move megabytes in bursts;</li>
+ *   <li>no more than {@value #OFF_HEAP_BYTES} bytes more of Java's off-heap memory (arenas, direct buffers:
+ *       Native Memory Tracking's "Other");</li>
+ *   <li>open file descriptors within {@value #FD_TOLERANCE} (the JVM opens a jar or a /proc file of its own now
+ *       and then), and exactly the kernel's RDMA resource counts.</li>
+ * </ul>
+ * A leak of one block or 64 bytes a cycle is 10,000 blocks or 640,000 bytes, far above the bounds; two kinds leak
+ * on purpose to show that each count sees it.
  */
 @RdmaDeviceTest
 class ResourceCyclesDeviceTest {
     private static final int CYCLES = 10_000;
-    private static final int WARM_UP = 500;
-    private static final int INTERVALS = 10;
+    private static final int NATIVE_BLOCKS = 16;
+    private static final long OFF_HEAP_BYTES = 64 * 1024;
     private static final int FD_TOLERANCE = 2;
+    private static final Pattern RESULT = Pattern.compile(
+            "^CYCLES (\\S+) (-?\\d+) (-?\\d+) (-?\\d+) (\\d+) (\\d+) (\\S+)\\|(\\S+)$", Pattern.MULTILINE);
 
-    private static Context ctx;
-    private static ProtectionDomain pd;
-    private static CompletionQueue cq;
-    private static Endpoint self;
-    private static int gidIndex;
-
-    @FunctionalInterface
-    interface Cycle {
-        void run() throws Exception;
-    }
-
-    enum Kind {
-        CONTEXT(() -> Context.open(ctx.device().name()).close()),
-        PROTECTION_DOMAIN(() -> ctx.allocateProtectionDomain().close()),
-        MEMORY_REGION(() -> pd.allocate(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE).close()),
-        MEMORY_WINDOW(() -> pd.allocateMemoryWindow(MemoryWindow.Type.TYPE_2).close()),
-        COMPLETION_QUEUE(() -> ctx.createCompletionQueue(16).close()),
-        COMPLETION_CHANNEL(() -> ctx.createCompletionChannel().close()),
-        QUEUE_PAIR(() -> pd.queuePair(QpType.RC).completionQueue(cq).capacity(16, 16).create().close()),
-        SHARED_RECEIVE_QUEUE(() -> pd.createSharedReceiveQueue(16, 1).close()),
-        ADDRESS_HANDLE(() -> pd.createAddressHandle(self, 1, gidIndex).close()),
-        CM_ID(() -> {
-            try (EventChannel channel = EventChannel.create()) {
-                CmId.create(channel, PortSpace.TCP).close();
-            }
-        }),
-        CM_EVENT_CHANNEL(() -> EventChannel.create().close());
-
-        final Cycle cycle;
-
-        Kind(Cycle cycle) {
-            this.cycle = cycle;
-        }
-    }
+    private static Path counter;
+    private static Map<Kind, Leftovers> results;
+    private static String output;
 
     @BeforeAll
-    static void open() throws Exception {
-        String name = System.getProperty("jrdma.device", System.getenv().getOrDefault("JRDMA_DEVICE", "rxe0"));
-        ctx = Context.open(name);
-        pd = ctx.allocateProtectionDomain();
-        cq = ctx.createCompletionQueue(16);
-        gidIndex = DeviceSupport.gidIndex(ctx);
-        self = new Endpoint(ctx.queryPort(1).lid(), 1, 0, ctx.queryGid(1, gidIndex).gid());
+    static void buildCounter() {
+        counter = CLibraryBuild.build(ResourceCyclesDeviceTest.class, "alloc-counter.c", "liballoccounter.so");
     }
 
     @AfterAll
-    static void close() throws Exception {
-        cq.close();
-        pd.close();
-        ctx.close();
+    static void deleteCounter() throws Exception {
+        CLibraryBuild.delete(counter);
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void tenThousandCyclesLeaveNothingBehind(Kind kind) throws Exception {
-        for (int i = 0; i < WARM_UP; i++) {
-            kind.cycle.run();
-        }
-        Sample before = Sample.take();
-        long[] growth = new long[INTERVALS];
-        Sample last = before;
-        for (int k = 0; k < INTERVALS; k++) {
-            for (int i = 0; i < CYCLES / INTERVALS; i++) {
-                kind.cycle.run();
-            }
-            Sample now = Sample.take();
-            growth[k] = now.mallocInUse - last.mallocInUse;
-            last = now;
-        }
-        Sample after = last;
-        long[] sorted = growth.clone();
-        Arrays.sort(sorted);
-        long typical = sorted[INTERVALS / 2];
-        System.out.printf("leak check %s x%d: malloc in use %+d B, per %d cycles %s (median %+d B, %.2f B/cycle),"
-                        + " RSS %+d KiB, fds %d -> %d, kernel %s -> %s%n", kind, CYCLES,
-                after.mallocInUse - before.mallocInUse, CYCLES / INTERVALS, Arrays.toString(growth), typical,
-                (double) typical * INTERVALS / CYCLES, after.rssKib - before.rssKib, before.fds, after.fds,
-                before.kernel, after.kernel);
-        assertEquals(before.kernel, after.kernel, "the kernel's RDMA resource counts");
-        assertTrue(Math.abs(after.fds - before.fds) <= FD_TOLERANCE, "open fds " + before.fds + " -> " + after.fds);
+    @EnumSource(value = Kind.class, mode = EnumSource.Mode.MATCH_NONE, names = "LEAKED_.*")
+    void tenThousandCyclesLeaveNothingBehind(Kind kind, Device device) throws Exception {
+        Leftovers left = cycle(kind, device);
+        assertEquals(List.of(), left.problems(), left.line());
     }
 
-    /** What the process holds: malloc's bytes in use, resident KiB, open fds, and the kernel's RDMA objects. */
-    private record Sample(long mallocInUse, long rssKib, long fds, String kernel) {
-        private static final Linker LINKER = Linker.nativeLinker();
-        /** {@code struct mallinfo2}: ten size_t; uordblks (index 7) are the bytes in use, hblkhd (4) the mmapped. */
-        private static final MemoryLayout MALLINFO2 = MemoryLayout.sequenceLayout(10, ValueLayout.JAVA_LONG);
-        private static final MethodHandle MALLINFO = LINKER.downcallHandle(
-                LINKER.defaultLookup().findOrThrow("mallinfo2"),
-                FunctionDescriptor.of(MemoryLayout.structLayout(MALLINFO2)));
-        private static final Pattern COUNTS = Pattern.compile("\"(pd|cq|qp|cm_id|mr|ctx|srq)\":(\\d+)");
+    @ParameterizedTest
+    @EnumSource(value = Kind.class, mode = EnumSource.Mode.MATCH_ALL, names = "LEAKED_.*")
+    void aLeakOnPurposeIsSeen(Kind kind, Device device) throws Exception {
+        Leftovers left = cycle(kind, device);
+        String expected = kind == Kind.LEAKED_DEVICE_LIST ? "the RDMA stack's malloc" : "off-heap memory";
+        assertTrue(left.problems().stream().anyMatch(p -> p.startsWith(expected)),
+                "expected a leak of " + expected + ", found " + left.problems() + " in: " + left.line());
+    }
 
-        static Sample take() throws Exception {
-            // Let the cleaners of unreachable arenas run, so that what is left is what the cycles kept.
-            for (int i = 0; i < 3; i++) {
-                System.gc();
-                Thread.sleep(100);
-            }
-            long inUse;
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment info = (MemorySegment) MALLINFO.invokeExact((SegmentAllocator) arena);
-                inUse = info.getAtIndex(ValueLayout.JAVA_LONG, 7) + info.getAtIndex(ValueLayout.JAVA_LONG, 4);
-            } catch (Throwable t) {
-                throw new AssertionError(t);
-            }
-            long rss = Files.readAllLines(Path.of("/proc/self/status")).stream()
-                    .filter(l -> l.startsWith("VmRSS:")).mapToLong(l -> Long.parseLong(l.replaceAll("\\D", "")))
-                    .findFirst().orElse(-1);
-            long fds;
-            try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
-                fds = s.count();
-            }
-            return new Sample(inUse, rss, fds, kernelCounts());
+    /** The child's results by kind: one JVM runs every kind, as its start-up is most of a kind's time. */
+    private static synchronized Leftovers cycle(Kind kind, Device device) throws Exception {
+        if (results == null) {
+            // Once, even if it fails: the other kinds then fail at once on the same output.
+            results = Map.of();
+            results = runChild(device);
         }
+        Leftovers left = results.get(kind);
+        assertNotNull(left, kind + " has no result in:\n" + output);
+        return left;
+    }
 
-        /** The device's counts from {@code rdma -j resource show}, e.g. {@code pd=3 cq=1 ...}. */
-        private static String kernelCounts() throws IOException, InterruptedException {
-            Process p = new ProcessBuilder("rdma", "-j", "resource", "show").redirectErrorStream(true).start();
-            String json = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (p.waitFor() != 0) {
-                throw new IOException("rdma -j resource show failed: " + json);
-            }
-            StringBuilder b = new StringBuilder();
-            Matcher m = COUNTS.matcher(json);
-            while (m.find()) {
-                b.append(m.group(1)).append('=').append(m.group(2)).append(' ');
-            }
-            assertTrue(!b.isEmpty(), "rdma resource show counted nothing: " + json);
-            return b.toString().trim();
+    private static Map<Kind, Leftovers> runChild(Device device) throws Exception {
+        List<String> args = new ArrayList<>(List.of(device.name(), Integer.toString(CYCLES)));
+        // The leaks on purpose last, so that what they leave cannot reach another kind's counts.
+        Arrays.stream(Kind.values()).sorted(Comparator.comparing(k -> k.name().startsWith("LEAKED_")))
+                .forEach(k -> args.add(k.name()));
+        ChildJvm child = ChildJvm.run(ResourceCycles.class, 3600, Map.of("LD_PRELOAD", counter.toString()),
+                List.of("-XX:NativeMemoryTracking=summary", "-Djrdma.alloc.counter=" + counter),
+                args.toArray(String[]::new));
+        output = child.run().output();
+        System.out.print(output);
+        assertTrue(child.hsErrs().isEmpty(), "the child JVM crashed: " + child.hsErrs() + "\n" + output);
+        assertEquals(0, child.run().status(), output);
+        Map<Kind, Leftovers> byKind = new EnumMap<>(Kind.class);
+        Matcher m = RESULT.matcher(output);
+        while (m.find()) {
+            byKind.put(Kind.valueOf(m.group(1)), leftovers(m));
         }
+        return byKind;
+    }
+
+    private static Leftovers leftovers(Matcher m) {
+        long blocks = Long.parseLong(m.group(2));
+        long bytes = Long.parseLong(m.group(3));
+        long offHeap = Long.parseLong(m.group(4));
+        long fdsBefore = Long.parseLong(m.group(5));
+        long fdsAfter = Long.parseLong(m.group(6));
+        List<String> problems = new ArrayList<>();
+        if (blocks < 0 || blocks > NATIVE_BLOCKS) {
+            problems.add("the RDMA stack's malloc: " + blocks + " blocks (" + bytes + " bytes) not freed");
+        }
+        if (offHeap > OFF_HEAP_BYTES) {
+            problems.add("off-heap memory: +" + offHeap + " bytes");
+        }
+        if (Math.abs(fdsAfter - fdsBefore) > FD_TOLERANCE) {
+            problems.add("open fds: " + fdsBefore + " -> " + fdsAfter);
+        }
+        if (!m.group(7).equals(m.group(8))) {
+            problems.add("the kernel's RDMA resources: " + m.group(7) + " -> " + m.group(8));
+        }
+        return new Leftovers(problems, m.group());
+    }
+
+    /** What a kind left behind, and the child's line that says so. */
+    private record Leftovers(List<String> problems, String line) {
     }
 }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -31,7 +32,14 @@ record ToolRun(int status, String output) {
 
     /** Runs the C tool {@code command} to its end (at most {@code seconds}). */
     static ToolRun process(List<String> command, int seconds) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        return process(command, Map.of(), seconds);
+    }
+
+    /** Runs {@code command} with {@code env} added to this process's environment. */
+    static ToolRun process(List<String> command, Map<String, String> env, int seconds) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(env);
+        Process p = builder.start();
         // On a thread of its own: the common pool may be busy with another test's abandoned work.
         CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
             try {
