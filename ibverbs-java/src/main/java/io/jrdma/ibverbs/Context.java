@@ -12,6 +12,7 @@ import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibv_async_event;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.Fd;
+import io.jrdma.ibverbs.internal.LeakGuard;
 import io.jrdma.ibverbs.internal.Ledger;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
@@ -20,7 +21,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.ref.Cleaner;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -68,48 +68,21 @@ public final class Context extends NativeResource {
     /** The async event file descriptor, kept so that a wait never reads a closed context's struct. */
     private final int asyncFd;
     private final LeakGuard guard;
-    private final Cleaner.Cleanable leakGuard;
-    private static final Cleaner CLEANER = Cleaner.create();
-
-    /**
-     * Runs when a context becomes unreachable without {@link #close()}: reports it and every object still open
-     * under it, each with where it was created, then closes the device, which releases them all in the kernel.
-     */
-    private static final class LeakGuard implements Runnable {
-        private final String name;
-        private final MemorySegment ctx;
-        private final Ledger ledger;
-        private final Throwable site;
-        private volatile boolean closed;
-
-        LeakGuard(String name, MemorySegment ctx, Ledger ledger, Throwable site) {
-            this.name = name;
-            this.ctx = ctx;
-            this.ledger = ledger;
-            this.site = site;
-        }
-
-        @Override
-        public void run() {
-            if (closed) {
-                return;
-            }
-            String open = ledger.report();
-            LOG.log(System.Logger.Level.WARNING, "Context[" + name + "] was never closed; releasing it"
-                    + (open.isEmpty() ? "" : " and what it still had open:\n" + open), site);
-            ibverbs_h.ibv_close_device(ctx);
-            ledger.releaseLeaked();
-        }
-    }
 
     private Context(Device device, MemorySegment ctx, boolean adopted) {
         this.device = device;
         this.ctx = ctx;
         this.adopted = adopted;
-        this.guard = new LeakGuard(device.name(), ctx, ledger(), creationSite());
-        // librdmacm owns the contexts it opened: an adopted one is never closed natively.
-        guard.closed = adopted;
-        this.leakGuard = CLEANER.register(this, guard);
+        Ledger ledger = ledger();
+        // A leaked context is closed first: then nothing can touch the memory its owned regions free after it.
+        this.guard = LeakGuard.watch(this, LOG, "Context[" + device.name() + "]", ledger, creationSite(), () -> {
+            ibverbs_h.ibv_close_device(ctx);
+            ledger.releaseLeaked();
+        });
+        if (adopted) {
+            // librdmacm owns the contexts it opened: an adopted one is never closed natively.
+            guard.disarm();
+        }
         // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
         this.asyncFd = ibv_context.async_fd(ctx);
         Fd.setNonBlocking(asyncFd);
@@ -450,8 +423,7 @@ public final class Context extends NativeResource {
         if (!adopted) {
             Verbs.check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
         }
-        guard.closed = true;
-        leakGuard.clean();
+        guard.disarm();
     }
 
     /** The native {@code struct ibv_context *}. */

@@ -16,6 +16,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.WeakReference;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
@@ -77,7 +78,7 @@ public final class CmId extends NativeResource {
             rdma_cma_h.rdma_set_option$descriptor());
 
     /** The live ids by native address, so that events name the Java object. */
-    private static final Map<Long, CmId> IDS = new ConcurrentHashMap<>();
+    private static final Map<Long, WeakReference<CmId>> IDS = new ConcurrentHashMap<>();
 
     private final MemorySegment id;
     private final PortSpace portSpace;
@@ -89,7 +90,8 @@ public final class CmId extends NativeResource {
         this.id = id.reinterpret(rdma_cm_id.sizeof());
         this.channel = channel;
         this.portSpace = PortSpace.of(rdma_cm_id.ps(this.id));
-        IDS.put(this.id.address(), this);
+        // Weakly: a leaked id (and its channel) must become unreachable for the channel's leak guard to release it.
+        IDS.put(this.id.address(), new WeakReference<>(this));
     }
 
     /** Creates an id whose events arrive on {@code channel} ({@code rdma_create_id}). */
@@ -135,7 +137,8 @@ public final class CmId extends NativeResource {
 
     /** The Java id of a native one, or null if it is not (or no longer) known. */
     static CmId known(MemorySegment id) {
-        return IDS.get(id.address());
+        WeakReference<CmId> known = IDS.get(id.address());
+        return known == null ? null : known.get();
     }
 
     /** Binds to a local address and port (port 0: any), as a listener does before {@link #listen} ({@code rdma_bind_addr}). */
@@ -448,6 +451,16 @@ public final class CmId extends NativeResource {
     protected void destroy() throws RdmaException {
         Cm.check("rdma_destroy_id", DESTROY_ID, null, id);
         IDS.remove(id.address());
+    }
+
+    /** A leaked id is destroyed by its channel's leak guard, before the channel; this must not refer to the id. */
+    @Override
+    protected Runnable releaseIfLeaked() {
+        MemorySegment leaked = id;
+        return () -> {
+            IDS.remove(leaked.address());
+            rdma_cma_h.rdma_destroy_id(leaked);
+        };
     }
 
     @Override

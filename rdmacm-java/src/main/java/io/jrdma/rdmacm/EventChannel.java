@@ -8,6 +8,8 @@ import io.jrdma.bindings.rdmacm.rdma_ud_param;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.Fd;
+import io.jrdma.ibverbs.internal.LeakGuard;
+import io.jrdma.ibverbs.internal.Ledger;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
 
@@ -25,7 +27,9 @@ import java.util.function.Consumer;
 /**
  * A connection-manager event channel ({@code struct rdma_event_channel}): where the events of its ids arrive.
  * Waits use poll(2) on its file descriptor with a timeout, are interruptible and fine on virtual threads. Each event
- * is copied into a {@link CmEvent} and acknowledged at once, so none is leaked or acknowledged twice.
+ * is copied into a {@link CmEvent} and acknowledged at once, so none is leaked or acknowledged twice. A channel
+ * dropped without {@link #close()} is reported (a warning naming it and its ids still open, each with where it was
+ * created) and released with them.
  *
  * <pre>{@code
  * try (EventChannel channel = EventChannel.create();
@@ -36,6 +40,7 @@ import java.util.function.Consumer;
  * }</pre>
  */
 public final class EventChannel extends NativeResource {
+    private static final System.Logger LOG = System.getLogger(EventChannel.class.getName());
     private static final MethodHandle CREATE = Cm.capturing(rdma_cma_h.rdma_create_event_channel$address(),
             rdma_cma_h.rdma_create_event_channel$descriptor());
     private static final MethodHandle GET_EVENT = Cm.capturing(rdma_cma_h.rdma_get_cm_event$address(),
@@ -51,12 +56,20 @@ public final class EventChannel extends NativeResource {
     private volatile Thread loop;
     /** Set under {@link #reading} when the native channel is gone, so no reader can touch it afterwards. */
     private boolean destroyed;
+    private final LeakGuard guard;
 
     private EventChannel(MemorySegment channel) {
         this.channel = channel.reinterpret(rdma_event_channel.sizeof());
         this.fd = rdma_event_channel.fd(this.channel);
         // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
         Fd.setNonBlocking(fd);
+        Ledger ledger = ledger();
+        MemorySegment leaked = this.channel;
+        // The ids first: destroying one tells the kernel through the channel's file.
+        this.guard = LeakGuard.watch(this, LOG, "EventChannel[fd " + fd + "]", ledger, creationSite(), () -> {
+            ledger.releaseLeaked();
+            rdma_cma_h.rdma_destroy_event_channel(leaked);
+        });
     }
 
     /** Creates an event channel ({@code rdma_create_event_channel}). */
@@ -101,7 +114,7 @@ public final class EventChannel extends NativeResource {
                 Thread.currentThread().interrupt();
             } catch (RdmaException | IllegalStateException e) {
                 if (!isClosed()) {
-                    System.getLogger(EventChannel.class.getName()).log(System.Logger.Level.ERROR,
+                    LOG.log(System.Logger.Level.ERROR,
                             "event loop of " + this + " stopped", e);
                 }
             }
@@ -233,6 +246,7 @@ public final class EventChannel extends NativeResource {
         try {
             destroyed = true;
             rdma_cma_h.rdma_destroy_event_channel(channel);
+            guard.disarm();
         } finally {
             reading.unlock();
         }

@@ -27,8 +27,8 @@ public final class Ledger {
     }
 
     /**
-     * Frees what the leaked objects held beyond their native verbs objects (e.g. the memory of owned regions). Only
-     * safe once the device is closed: the device can no longer touch that memory.
+     * Runs the releases of the leaked objects: for a context, the memory of owned regions, only safe once the device
+     * is closed (it can no longer touch that memory); for an event channel, its ids, before the channel goes.
      */
     public void releaseLeaked() {
         open.values().forEach(e -> {

@@ -61,8 +61,9 @@ public abstract class NativeResource implements AutoCloseable {
     }
 
     /**
-     * What must still be freed if this object is never closed, once the device it lives on has been closed by the
-     * leak guard; null (the default) when closing the device releases everything.
+     * What must still be freed if this object is never closed, run by its root's {@link LeakGuard} (after a leaked
+     * context is closed, before a leaked event channel is destroyed); null (the default) when releasing the root
+     * releases everything. It must not refer to this object, or the object would never become unreachable.
      */
     protected Runnable releaseIfLeaked() {
         return null;
