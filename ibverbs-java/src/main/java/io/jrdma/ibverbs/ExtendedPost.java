@@ -243,19 +243,29 @@ public final class ExtendedPost {
         return this;
     }
 
-    /** The destination of the current UD request. */
+    /**
+     * The destination of the current UD request. The provider copies the address into the request now, so the
+     * handle is held open for this call only.
+     *
+     * @throws IllegalArgumentException if {@code ah} is of another protection domain
+     * @throws IllegalStateException    if {@code ah} is closed, or this is not a UD queue pair
+     */
     public ExtendedPost datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
         checkOpenBatch();
         if (setUdAddr == null) {
             throw new IllegalStateException("datagram destinations are for UD queue pairs");
         }
-        if (ah.isClosed()) {
-            throw new IllegalStateException(ah + " is closed");
+        if (ah.protectionDomain() != qp.protectionDomain()) {
+            throw new IllegalArgumentException(ah + " is of another protection domain than " + qp);
         }
+        // Held, so that a close on another thread cannot free the handle while the provider reads it.
+        ah.enter();
         try {
             SET_UD_ADDR.invokeExact(setUdAddr, qpx, ah.segment(), remoteQpn, remoteQkey);
         } catch (Throwable t) {
             throw new AssertionError(t);
+        } finally {
+            ah.exit();
         }
         return this;
     }

@@ -6,6 +6,7 @@ import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.ConnectOptions;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.Endpoint;
+import io.jrdma.ibverbs.ExtendedPost;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpState;
@@ -79,6 +80,56 @@ class DatagramDeviceTest {
             assertEquals(3, reply.id(0));
             assertEquals(b.qpNumber(), reply.sourceQp(0));
             expect(mrA.segment(), 1024 + grh, 0, 64, 8);
+        }
+    }
+
+    @Test
+    void theExtendedSendApiAddressesDatagramsAndRefusesForeignOrClosedHandles(Context ctx) throws Exception {
+        int gid = DeviceSupport.gidIndex(ctx);
+        ConnectOptions opts = ConnectOptions.of(1, gid, ctx.queryPort(1).activeMtu());
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+             ProtectionDomain otherPd = ctx.allocateProtectionDomain();
+             CompletionQueue cqA = ctx.createCompletionQueue(16);
+             CompletionQueue cqB = ctx.createCompletionQueue(16);
+             QueuePair a = pd.queuePair(QpType.UD).completionQueue(cqA).extendedSendOps(SendOpcode.SEND).create();
+             QueuePair b = pd.queuePair(QpType.UD).completionQueue(cqB).create();
+             MemoryRegion mrA = pd.allocate(4096, Access.LOCAL_WRITE);
+             MemoryRegion mrB = pd.allocate(4096, Access.LOCAL_WRITE)) {
+            for (QueuePair qp : new QueuePair[] {a, b}) {
+                qp.toInitDatagram(1, QKEY);
+                qp.toReadyToReceive(null, opts);
+                qp.toReadyToSend(0, opts);
+            }
+            int grh = AddressHandle.GRH_BYTES;
+            b.postReceive(new ReceiveWorkRequest(1).id(1).add(mrB, 0, grh + 128));
+            fill(mrA.segment(), 0, 128, 6);
+            Endpoint toB = b.endpoint(1, gid, 0);
+            ExtendedPost post = a.extendedPost();
+            try (AddressHandle ah = pd.createAddressHandle(toB, 1, gid);
+                 AddressHandle foreign = otherPd.createAddressHandle(toB, 1, gid)) {
+                post.start();
+                post.id(7).signaled(true).send();
+                assertThrows(IllegalArgumentException.class, () -> post.datagram(foreign, b.qpNumber(), QKEY),
+                        "an address handle of another protection domain");
+                post.datagram(ah, b.qpNumber(), QKEY).sge(mrA, 0, 128);
+                post.complete();
+                WorkCompletions sent = awaitCompletion(cqA);
+                assertEquals(WcStatus.SUCCESS, sent.status(0));
+                assertEquals(7, sent.id(0));
+            }
+            WorkCompletions got = awaitCompletion(cqB);
+            assertEquals(WcStatus.SUCCESS, got.status(0));
+            assertEquals(grh + 128, got.byteLength(0));
+            assertEquals(a.qpNumber(), got.sourceQp(0));
+            expect(mrB.segment(), grh, 0, 128, 6);
+
+            AddressHandle closed = pd.createAddressHandle(toB, 1, gid);
+            closed.close();
+            post.start();
+            post.id(8).signaled(true).send();
+            assertThrows(IllegalStateException.class, () -> post.datagram(closed, b.qpNumber(), QKEY));
+            post.abort();
+            assertEquals(0, cqA.poll(new WorkCompletions(2)), "the aborted batch posted nothing");
         }
     }
 
