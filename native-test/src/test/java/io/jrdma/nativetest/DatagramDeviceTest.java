@@ -44,12 +44,7 @@ class DatagramDeviceTest {
              QueuePair b = pd.queuePair(QpType.UD).completionQueue(cqB).create();
              MemoryRegion mrA = pd.allocate(4096, Access.LOCAL_WRITE);
              MemoryRegion mrB = pd.allocate(4096, Access.LOCAL_WRITE)) {
-            for (QueuePair qp : new QueuePair[] {a, b}) {
-                qp.toInitDatagram(1, QKEY);
-                qp.toReadyToReceive(null, opts);
-                qp.toReadyToSend(0, opts);
-                assertEquals(QpState.RTS, qp.state());
-            }
+            ready(opts, a, b);
             int grh = AddressHandle.GRH_BYTES;
             b.postReceive(new ReceiveWorkRequest(1).id(1).add(mrB, 0, grh + 256));
             fill(mrA.segment(), 0, 256, 4);
@@ -95,11 +90,7 @@ class DatagramDeviceTest {
              QueuePair b = pd.queuePair(QpType.UD).completionQueue(cqB).create();
              MemoryRegion mrA = pd.allocate(4096, Access.LOCAL_WRITE);
              MemoryRegion mrB = pd.allocate(4096, Access.LOCAL_WRITE)) {
-            for (QueuePair qp : new QueuePair[] {a, b}) {
-                qp.toInitDatagram(1, QKEY);
-                qp.toReadyToReceive(null, opts);
-                qp.toReadyToSend(0, opts);
-            }
+            ready(opts, a, b);
             int grh = AddressHandle.GRH_BYTES;
             b.postReceive(new ReceiveWorkRequest(1).id(1).add(mrB, 0, grh + 128));
             fill(mrA.segment(), 0, 128, 6);
@@ -130,6 +121,16 @@ class DatagramDeviceTest {
             assertThrows(IllegalStateException.class, () -> post.datagram(closed, b.qpNumber(), QKEY));
             post.abort();
             assertEquals(0, cqA.poll(new WorkCompletions(2)), "the aborted batch posted nothing");
+        }
+    }
+
+    /** Brings UD queue pairs to RTS on port 1 with {@link #QKEY}. */
+    private static void ready(ConnectOptions opts, QueuePair... qps) throws Exception {
+        for (QueuePair qp : qps) {
+            qp.toInitDatagram(1, QKEY);
+            qp.toReadyToReceive(null, opts);
+            qp.toReadyToSend(0, opts);
+            assertEquals(QpState.RTS, qp.state());
         }
     }
 
