@@ -19,6 +19,7 @@ import java.util.Map;
  * @param gidIndex    GID index (-x), or {@code null} to pick the port's IPv4 RoCE GID on Ethernet
  * @param sizes       message sizes, one or (-a) all powers of two from 2 to 2^23
  * @param iterations  iterations per size (-n)
+ * @param warmup      untimed iterations per size before the measured ones (--warmup)
  * @param seconds     run each size this long instead (-D), or 0
  * @param tcpPort     TCP port of the exchange, or the rdma_cm port with -R (-p)
  * @param reportGbits bandwidth in Gb/s instead of MB/s (--report_gbits)
@@ -30,13 +31,22 @@ import java.util.Map;
  * @param server      the server to connect to, or {@code null} to be the server
  */
 record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, List<Integer> sizes, int iterations,
-                   int seconds, int tcpPort, boolean reportGbits, boolean rdmaCm, int txDepth, int inlineSize,
-                   boolean json, boolean noPeak, String server) {
+                   int warmup, int seconds, int tcpPort, boolean reportGbits, boolean rdmaCm, int txDepth,
+                   int inlineSize, boolean json, boolean noPeak, String server) {
 
     static final int MAX_SIZE = 1 << 23;
     static final int MIN_ITERATIONS = 5;
     /** Above this many iterations perftest leaves the peak out of bandwidth tests by itself. */
     static final int NO_PEAK_ABOVE = 20_000;
+    /**
+     * Untimed iterations per size by default: HotSpot's tier-4 invocation threshold, so that every method the loop
+     * calls once per iteration (post, poll, the waits) has been queued for the optimizing compiler before timing
+     * starts. perftest, in C, needs none.
+     */
+    static final int DEFAULT_WARMUP = 5000;
+    /** The most --warmup takes: the warm-up records its stamps like a measured run, 8 bytes each. */
+    static final int MAX_WARMUP = 1_000_000;
+    private static final String WARMUP = "--warmup";
     private static final String CMD = "perf";
 
     /** Long option → its short name; {@code --report_gbits} and {@code --json} have none. */
@@ -45,7 +55,7 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
             Map.entry("--size", "-s"), Map.entry("--iters", "-n"), Map.entry("--all", "-a"),
             Map.entry("--duration", "-D"), Map.entry("--port", "-p"), Map.entry("--rdma_cm", "-R"),
             Map.entry("--tx-depth", "-t"), Map.entry("--inline_size", "-I"), Map.entry("--CPU-freq", "-F"),
-            Map.entry("--noPeak", "-N"));
+            Map.entry("--noPeak", "-N"), Map.entry(WARMUP, WARMUP));
 
     /** The options that take a value. */
     private static final String VALUED = "dixsnDptI";
@@ -61,7 +71,7 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
 
     /** What both sides must agree on; the exchange refuses a peer that differs. */
     String setup() {
-        return test.label() + " sizes=" + sizes + " n=" + iterations + " D=" + seconds;
+        return test.label() + " sizes=" + sizes + " n=" + iterations + " D=" + seconds + " warmup=" + warmup;
     }
 
     /**
@@ -80,6 +90,7 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
         Integer size = null;
         boolean all = false;
         Integer iterations = null;
+        int warmup = DEFAULT_WARMUP;
         int seconds = 0;
         int tcpPort = 18515;
         boolean gbits = false;
@@ -103,7 +114,8 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
                 }
                 a = name;
             }
-            if (a.length() == 2 && a.charAt(0) == '-' && VALUED.indexOf(a.charAt(1)) >= 0 && value == null) {
+            if ((a.equals(WARMUP) || a.length() == 2 && a.charAt(0) == '-' && VALUED.indexOf(a.charAt(1)) >= 0)
+                    && value == null) {
                 value = Args.value(CMD, args, i++);
             }
             switch (a) {
@@ -113,6 +125,7 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
                 case "-s" -> size = Args.number(CMD, a, value, 1, MAX_SIZE);
                 case "-a" -> all = true;
                 case "-n" -> iterations = Args.number(CMD, a, value, MIN_ITERATIONS, 100_000_000);
+                case WARMUP -> warmup = Args.number(CMD, a, value, 0, MAX_WARMUP);
                 case "-D" -> seconds = Args.number(CMD, a, value, 1, 86_400);
                 case "-p" -> tcpPort = Args.number(CMD, a, value, 1, 65535);
                 case "-t" -> txDepth = Args.number(CMD, a, value, 1, 15000);
@@ -147,8 +160,8 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
             throw new IllegalArgumentException(CMD + ": latency tests keep one operation in flight: -t must be 1");
         }
         int iters = iterations != null ? iterations : test.defaultIterations();
-        return new PerfOptions(test, device, ibPort, gid, sizes(test, all, size), iters, seconds, tcpPort, gbits, cm,
-                txDepth, inline, json, noPeak || iters > NO_PEAK_ABOVE,
+        return new PerfOptions(test, device, ibPort, gid, sizes(test, all, size), iters, warmup, seconds, tcpPort,
+                gbits, cm, txDepth, inline, json, noPeak || iters > NO_PEAK_ABOVE,
                 operands.isEmpty() ? null : operands.getFirst());
     }
 
@@ -178,6 +191,8 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
                 "  -a, --all                run sizes from 2 to 2^23",
                 "  -n, --iters=<iters>      iterations per size (at least 5; default 1000 latency, 5000 bandwidth)",
                 "  -D, --duration=<secs>    run each size for this many seconds instead of -n",
+                "      --warmup=<iters>     untimed iterations of the test per size before the timed ones (default "
+                        + DEFAULT_WARMUP + "; 0: none)",
                 "  -p, --port=<port>        listen on/connect to port <port> (default 18515)",
                 "  -R, --rdma_cm            connect the queue pairs through rdma_cm (SERVER must be an IP address)",
                 "  -t, --tx-depth=<dep>     sends in flight (default 128 for bandwidth, 1 for latency)",
@@ -187,6 +202,6 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
                         + "(always above " + NO_PEAK_ABOVE + " iterations)",
                 "      --report_gbits       bandwidth in Gb/sec instead of MB/sec",
                 "      --json               print the results as one JSON document instead of the tables",
-                "  Both sides must run the same test with the same -s/-a, -n and -D.");
+                "  Both sides must run the same test with the same -s/-a, -n, -D and --warmup.");
     }
 }

@@ -41,8 +41,8 @@ record PerfPeer(int setupHash, long address, int rkey, Endpoint endpoint) {
         }
         int setup = b.getInt();
         if (setup != expectedSetupHash) {
-            throw new IllegalStateException("perf: the peer runs another test or other -s/-a/-n/-D: both sides "
-                    + "need the same");
+            throw new IllegalStateException("perf: the peer runs another test or other -s/-a/-n/-D/--warmup: "
+                    + "both sides need the same");
         }
         long address = b.getLong();
         int rkey = b.getInt();

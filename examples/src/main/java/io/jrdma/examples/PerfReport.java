@@ -7,7 +7,8 @@ import java.util.Locale;
 
 /**
  * What {@code jrdma perf} prints: perftest's banner and result tables, same columns in the same order and its row
- * layout, or with {@code --json} one JSON document with every row.
+ * layout (the banner adds the warm-up, which perftest does not have), or with {@code --json} one JSON document with
+ * every row.
  *
  * <pre>{@code
  * PerfReport report = new PerfReport(options, System.out);
@@ -51,6 +52,7 @@ final class PerfReport {
         }
         out.printf(Locale.ROOT, " Max inline data : %d[B]%n", options.inlineSize());
         out.printf(" rdma_cm QPs     : %s%n", options.rdmaCm() ? "ON" : "OFF");
+        out.printf(Locale.ROOT, " Warm-up         : %d iterations per size, untimed%n", options.warmup());
         out.println(LINE);
     }
 
@@ -114,12 +116,13 @@ final class PerfReport {
     /** Every row as one JSON object: {@code {"test":…,"device":…,"unit":…,"results":[…]}}. */
     String json() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "{\"test\":\"%s\",\"device\":\"%s\",\"rdma_cm\":%b,\"results\":[",
-                options.test().label(), device.replace("\\", "\\\\").replace("\"", "\\\""), options.rdmaCm()));
+        sb.append(String.format(Locale.ROOT, "{\"test\":\"%s\",\"device\":\"%s\",\"rdma_cm\":%b,\"warmup\":%d,"
+                        + "\"results\":[", options.test().label(), device.replace("\\", "\\\\").replace("\"", "\\\""),
+                options.rdmaCm(), options.warmup()));
         for (int i = 0; i < results.size(); i++) {
             PerfResult r = results.get(i);
-            sb.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT, "{\"bytes\":%d,\"iterations\":%d",
-                    r.size(), r.iterations()));
+            sb.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
+                    "{\"bytes\":%d,\"iterations\":%d,\"warmup_iterations\":%d", r.size(), r.iterations(), r.warmup()));
             if (r.bandwidth() != null) {
                 BandwidthStatistics b = r.bandwidth();
                 String unit = options.reportGbits() ? "gbit_per_sec" : "mb_per_sec";

@@ -13,19 +13,25 @@ package io.jrdma.examples;
  * @param latency    latency statistics, or {@code null}
  * @param avgMicros  average latency in duration mode, or NaN
  * @param bandwidth  bandwidth, or {@code null}
+ * @param warmup     untimed iterations this side ran at this size before the measured ones
  */
 record PerfResult(int size, long iterations, LatencyStatistics latency, double avgMicros,
-                  BandwidthStatistics bandwidth) {
+                  BandwidthStatistics bandwidth, long warmup) {
 
     static PerfResult latency(int size, long iterations, LatencyStatistics s) {
-        return new PerfResult(size, iterations, s, Double.NaN, null);
+        return new PerfResult(size, iterations, s, Double.NaN, null, 0);
     }
 
     static PerfResult averageLatency(int size, long iterations, double avgMicros) {
-        return new PerfResult(size, iterations, null, avgMicros, null);
+        return new PerfResult(size, iterations, null, avgMicros, null, 0);
     }
 
     static PerfResult bandwidth(int size, long iterations, BandwidthStatistics b) {
-        return new PerfResult(size, iterations, null, Double.NaN, b);
+        return new PerfResult(size, iterations, null, Double.NaN, b, 0);
+    }
+
+    /** This result, preceded by {@code n} untimed iterations. */
+    PerfResult withWarmup(long n) {
+        return new PerfResult(size, iterations, latency, avgMicros, bandwidth, n);
     }
 }

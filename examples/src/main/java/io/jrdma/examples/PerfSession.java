@@ -111,9 +111,11 @@ final class PerfSession implements AutoCloseable {
         this.control = 2L * area;
         this.rxDepth = test.verb() != PerfTest.Verb.SEND ? 1 : test.latency() ? RX_DEPTH_LAT : RX_DEPTH_BW;
         boolean timed = options.seconds() > 0;
-        boolean perMessage = !timed && (test.latency() || !options.noPeak());
-        this.stamps = new long[perMessage ? options.iterations() : 1];
-        this.completedAt = new long[perMessage && !test.latency() ? options.iterations() : 1];
+        boolean perMessage = test.latency() || !options.noPeak();
+        // The warm-up runs by count (never by time) and stamps like a measured run, which it is, untimed.
+        int stamped = Math.max(perMessage && !timed ? options.iterations() : 1, perMessage ? options.warmup() : 1);
+        this.stamps = new long[stamped];
+        this.completedAt = new long[perMessage && !test.latency() ? stamped : 1];
         var ctx = link.context();
         pd = ctx.allocateProtectionDomain();
         try {
@@ -151,7 +153,14 @@ final class PerfSession implements AutoCloseable {
             showProgress(k, size);
             prepare(size);
             barrier(false);
-            PerfResult r = measure(size);
+            long warmedUp = 0;
+            if (options.warmup() > 0) {
+                PerfResult w = measure(size, options.warmup(), false);
+                warmedUp = w == null ? options.warmup() : w.iterations();
+                prepare(size);   // the ping-pongs' counters start again from zero
+                barrier(false);
+            }
+            PerfResult r = measure(size, options.iterations(), options.seconds() > 0);
             if (client && !test.latency()) {
                 sendResults(r);
             }
@@ -160,7 +169,7 @@ final class PerfSession implements AutoCloseable {
                 r = receivedResults(size);
             }
             if (r != null) {
-                report.add(r);
+                report.add(r.withWarmup(warmedUp));
             }
         }
         if (progress != null) {
@@ -184,18 +193,22 @@ final class PerfSession implements AutoCloseable {
         mem.set(BE_LONG, control + STOP, 0);
     }
 
-    private PerfResult measure(int size) throws RdmaException {
+    /**
+     * Runs the test once at {@code size}: {@code count} iterations, or for {@code -D} seconds when {@code timed}.
+     * Returns what this side measured, or null when the peer measures.
+     */
+    private PerfResult measure(int size, int count, boolean timed) throws RdmaException {
         if (test.latency()) {
             if (test.serverActive()) {
-                return pingPong(size);
+                return pingPong(size, count, timed);
             }
-            return client ? oneSided(size) : null;
+            return client ? oneSided(size, count, timed) : null;
         }
         if (client) {
-            return stream(size);
+            return stream(size, count, timed);
         }
         if (test.verb() == PerfTest.Verb.SEND) {
-            receiveStream();
+            receiveStream(count, timed);
         }
         return null;
     }
@@ -205,16 +218,15 @@ final class PerfSession implements AutoCloseable {
      * round trip. As in perftest, a side awaits its own send's completion before the peer's message. A write is seen
      * by polling the last byte of the target area for the iteration's counter.
      */
-    private PerfResult pingPong(int size) throws RdmaException {
+    private PerfResult pingPong(int size, int count, boolean timed) throws RdmaException {
         boolean write = test.verb() == PerfTest.Verb.WRITE;
         data.reset().id(DATA_ID).opcode(write ? SendOpcode.RDMA_WRITE : SendOpcode.SEND).signaled(true)
                 .inline(size <= maxInline).add(mr, 0, size);
         if (write) {
             data.rdma(remoteBase + area, rkey);
         }
-        boolean timed = options.seconds() > 0;
         boolean watchStop = timed && !client;
-        int iters = timed ? Integer.MAX_VALUE : options.iterations();
+        int iters = timed ? Integer.MAX_VALUE : count;
         long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
         long pollAt = area + size - 1;
         long postAt = size - 1;
@@ -278,11 +290,10 @@ final class PerfSession implements AutoCloseable {
     }
 
     /** read-lat and atomic-lat: the client times each complete operation; the server's memory just answers. */
-    private PerfResult oneSided(int size) throws RdmaException {
+    private PerfResult oneSided(int size, int count, boolean timed) throws RdmaException {
         configureOneSided(size);
         data.signaled(true);
-        boolean timed = options.seconds() > 0;
-        int iters = timed ? Integer.MAX_VALUE : options.iterations();
+        int iters = timed ? Integer.MAX_VALUE : count;
         long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
         long first = 0;
         int done = 0;
@@ -323,7 +334,7 @@ final class PerfSession implements AutoCloseable {
      * last); a completion stands for every message up to its wr_id. For the peak every post and completion is timed;
      * without it (-N, -D) only the first post and the last completion, as perftest does.
      */
-    private PerfResult stream(int size) throws RdmaException {
+    private PerfResult stream(int size, int count, boolean timed) throws RdmaException {
         switch (test.verb()) {
             case WRITE -> data.reset().opcode(SendOpcode.RDMA_WRITE).rdma(remoteBase + area, rkey)
                     .inline(size <= maxInline).add(mr, 0, size);
@@ -332,9 +343,8 @@ final class PerfSession implements AutoCloseable {
         }
         int txDepth = options.txDepth();
         int cqMod = Math.min(CQ_MODERATION, txDepth);
-        boolean timed = options.seconds() > 0;
         boolean perMessage = !timed && !options.noPeak();
-        long limit = timed ? Long.MAX_VALUE : options.iterations();
+        long limit = timed ? Long.MAX_VALUE : count;
         long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
         long posted = 0;
         long completed = 0;
@@ -384,10 +394,9 @@ final class PerfSession implements AutoCloseable {
     }
 
     /** send-bw's server: takes the client's messages, reposting each receive. */
-    private void receiveStream() throws RdmaException {
-        boolean timed = options.seconds() > 0;
+    private void receiveStream(int count, boolean timed) throws RdmaException {
         long received = 0;
-        while (timed || received < options.iterations()) {
+        while (timed || received < count) {
             int n = recvCq.poll(batch);
             if (n == 0) {
                 long stop = timed ? stopCount() : -1;

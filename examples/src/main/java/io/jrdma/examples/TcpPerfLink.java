@@ -109,9 +109,10 @@ final class TcpPerfLink implements PerfLink {
             socket = listener.accept();
             socket.setTcpNoDelay(true);
         }
+        // Sent before the client's is checked: a client of another setup learns why as well.
+        socket.getOutputStream().write(message);
         PerfPeer theirs = read(mine.setupHash());
         qp.connect(theirs.endpoint(), psn, path);
-        socket.getOutputStream().write(message);
         if (socket.getInputStream().read() != READY) {
             throw new EOFException("perf: the client left before its queue pair was ready");
         }

@@ -40,6 +40,33 @@ class PerfOptionsTest {
     }
 
     @Test
+    void theWarmupIsUntimedIterationsPerSize() {
+        assertEquals(PerfOptions.DEFAULT_WARMUP, parse("write-lat").warmup());
+        assertEquals(5000, parse("write-bw").warmup());
+        assertEquals(0, parse("write-lat", "--warmup", "0").warmup());
+        assertEquals(300, parse("send-bw", "--warmup=300", "-n", "1000").warmup());
+        assertEquals(1000, parse("send-bw", "--warmup=300", "-n", "1000").iterations());
+        assertEquals(20, parse("write-lat", "-D", "2", "--warmup", "20").warmup());
+        assertEquals("perf: --warmup needs a value", refusal("write-lat", "--warmup"));
+        assertEquals("perf: --warmup must be 0 to 1000000, not '-1'", refusal("write-lat", "--warmup", "-1"));
+        assertEquals("perf: --warmup must be 0 to 1000000, not 'x'", refusal("write-lat", "--warmup=x"));
+        assertTrue(PerfOptions.usage().contains("--warmup=<iters>"));
+    }
+
+    @Test
+    void sidesWithDifferentWarmupsRefuseEachOther() {
+        PerfOptions server = parse("write-lat", "--warmup", "100");
+        PerfOptions client = parse("write-lat", "--warmup", "200", "host");
+        assertFalse(server.setup().equals(client.setup()));
+        assertEquals(server.setup(), parse("write-lat", "--warmup", "100", "host").setup());
+        // What the exchange does: the client's setup hash against the server's.
+        byte[] fromClient = new PerfPeer(client.setup().hashCode(), 0x1000, 0x42, null).toBytes();
+        assertTrue(assertThrows(IllegalStateException.class,
+                () -> PerfPeer.fromBytes(fromClient, server.setup().hashCode(), false))
+                .getMessage().contains("--warmup"));
+    }
+
+    @Test
     void everyMainOptionIsTaken() {
         PerfOptions o = parse("send-bw", "-d", "rxe0", "-i", "2", "-x", "1", "-s", "4096", "-n", "200", "-p",
                 "18701", "--report_gbits", "-R", "-t", "64", "-I", "64", "-F", "--json", "10.0.2.15");

@@ -33,6 +33,15 @@ class PerfReportTest {
     }
 
     @Test
+    void theBannerDisclosesTheWarmup() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        new PerfReport(PerfOptions.parse(List.of("send-lat", "--warmup", "250")), new PrintStream(bytes, true))
+                .banner("rxe0", "Ethernet", 1);
+        assertTrue(bytes.toString().contains("\n Warm-up         : 250 iterations per size, untimed\n"),
+                bytes.toString());
+    }
+
+    @Test
     void tablesAreFramedAndJsonCarriesEveryRow() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PerfReport table = new PerfReport(PerfOptions.parse(List.of("read-bw", "--report_gbits")),
@@ -49,10 +58,10 @@ class PerfReportTest {
         PerfReport json = new PerfReport(PerfOptions.parse(List.of("write-lat", "--json")),
                 new PrintStream(bytes, true));
         json.banner("rxe0", "Ethernet", 1);
-        json.add(PerfResult.latency(2, 1000, new LatencyStatistics(1, 9, 2, 2.5, 0.5, 8, 9)));
+        json.add(PerfResult.latency(2, 1000, new LatencyStatistics(1, 9, 2, 2.5, 0.5, 8, 9)).withWarmup(5000));
         json.finish();
-        assertEquals("{\"test\":\"write-lat\",\"device\":\"rxe0\",\"rdma_cm\":false,\"results\":[{\"bytes\":2,"
-                + "\"iterations\":1000,\"t_min_usec\":1.000,\"t_max_usec\":9.000,\"t_typical_usec\":2.000,"
+        assertEquals("{\"test\":\"write-lat\",\"device\":\"rxe0\",\"rdma_cm\":false,\"warmup\":5000,\"results\":"
+                + "[{\"bytes\":2,\"iterations\":1000,\"warmup_iterations\":5000,\"t_min_usec\":1.000,\"t_max_usec\":9.000,\"t_typical_usec\":2.000,"
                 + "\"t_avg_usec\":2.500,\"t_stdev_usec\":0.500,\"p99_usec\":8.000,\"p99_9_usec\":9.000}]}\n",
                 bytes.toString());
     }

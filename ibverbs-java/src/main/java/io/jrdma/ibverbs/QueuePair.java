@@ -63,6 +63,8 @@ public final class QueuePair extends NativeResource {
     private final Capabilities capabilities;
     private final int maxSendSge;
     private final int maxSendWr;
+    private final int maxRecvSge;
+    private final int maxRecvWr;
     /**
      * The opcodes (bit = ordinal) a request may carry past the post's quick check of the scatter/gather and inline
      * limits: those this type takes that need nothing else checked. Any other request (atomics, UD destinations, an
@@ -274,6 +276,8 @@ public final class QueuePair extends NativeResource {
         }
         this.maxSendSge = capabilities.maxSendSge();
         this.maxSendWr = capabilities.maxSendWr();
+        this.maxRecvSge = capabilities.maxRecvSge();
+        this.maxRecvWr = capabilities.maxRecvWr();
         this.plainOpcodes = plainOpcodes(type);
         this.qpn = ibv_qp.qp_num(qp);
         MemorySegment ops = ibv_context.ops(pd.context().segment());
@@ -483,56 +487,68 @@ public final class QueuePair extends NativeResource {
      */
     public void postSend(SendWorkRequest head) throws RdmaException {
         Objects.requireNonNull(head, "head");
-        checkOpen();
+        enter();   // refuses a closed queue pair, and makes a concurrent close wait for the post
+        // One walk checks each request and holds what the provider will read of it; the holds of the requests up
+        // to lastHeld are released on every path out, once.
+        SendWorkRequest lastHeld = null;
         boolean binds = false;
-        boolean holds = false;
-        int length = 0;
-        for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
-            if (++length > maxSendWr) {
-                throw new IllegalArgumentException("a chain of more than " + maxSendWr
-                        + " requests (a cycle?) cannot fit this queue pair's send queue");
-            }
-            wr.check(pd);
-            SendOpcode op = wr.opcode();
-            if (wr.sgeCount() > maxSendSge || wr.isInline() || (plainOpcodes & 1L << op.ordinal()) == 0) {
-                checkSend(wr);
-            }
-            binds |= op == SendOpcode.BIND_MW;
-            holds |= wr.holdsAnything();
-        }
         int rc;
-        enter();
-        SendWorkRequest held = head;
         try {
-            // Plain requests hold nothing: their chain is not walked twice more.
-            for (; holds && held != null; held = held.next()) {
-                held.hold();
+            int length = 0;
+            for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
+                if (++length > maxSendWr) {
+                    throw chainTooLong();
+                }
+                wr.check(pd);
+                SendOpcode op = wr.opcode();
+                if (wr.sgeCount() > maxSendSge || wr.isInline() || (plainOpcodes & 1L << op.ordinal()) == 0) {
+                    checkSend(wr);
+                }
+                if (wr.holdsAnything()) {
+                    wr.hold();
+                    lastHeld = wr;
+                }
+                binds |= op == SendOpcode.BIND_MW;
             }
             rc = (int) DataPath.POST_SEND.invokeExact(postSendFn, qp, head.segment(), head.badWrSlot());
-        } catch (IllegalStateException closed) {
-            throw closed;
+        } catch (RuntimeException refused) {
+            throw refused;
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
-            for (SendWorkRequest wr = head; wr != held; wr = wr.next()) {
+            for (SendWorkRequest wr = head; lastHeld != null; wr = wr.next()) {
                 wr.release();
+                if (wr == lastHeld) {
+                    break;
+                }
             }
             exit();
         }
         if (rc != 0) {
-            long bad = head.badWrSlot().get(ValueLayout.ADDRESS, 0).address();
-            int index = 0;
-            SendWorkRequest wr = head;
-            while (wr != null && wr.segment().address() != bad) {
-                wr = wr.next();
-                index++;
-            }
-            throw Errno.exception("ibv_post_send", Math.abs(rc), wr == null ? ReceiveWorkRequest.UNNAMED_FAILURE
-                    : "request #" + index + " (wr_id " + wr.idValue() + ") and those after it were not posted");
+            throw notPosted(head, rc);
         }
         for (SendWorkRequest wr = head; binds && wr != null; wr = wr.next()) {
             wr.posted();
         }
+    }
+
+    // The failures of postSend are built out of line: the post stays small enough to inline into its caller.
+
+    private IllegalArgumentException chainTooLong() {
+        return new IllegalArgumentException("a chain of more than " + maxSendWr
+                + " requests (a cycle?) cannot fit this queue pair's send queue");
+    }
+
+    private static RdmaException notPosted(SendWorkRequest head, int rc) {
+        long bad = head.badWrSlot().get(ValueLayout.ADDRESS, 0).address();
+        int index = 0;
+        SendWorkRequest wr = head;
+        while (wr != null && wr.segment().address() != bad) {
+            wr = wr.next();
+            index++;
+        }
+        return Errno.exception("ibv_post_send", Math.abs(rc), wr == null ? ReceiveWorkRequest.UNNAMED_FAILURE
+                : "request #" + index + " (wr_id " + wr.idValue() + ") and those after it were not posted");
     }
 
     /**
@@ -545,17 +561,10 @@ public final class QueuePair extends NativeResource {
      *                                  receives through a shared receive queue
      */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
-        checkOpen();
         if (srq != null) {
             throw new IllegalStateException(this + " receives through " + srq + ": post there");
         }
-        enter();
-        try {
-            head.post(DataPath.POST_RECV, "ibv_post_recv", postRecvFn, qp, capabilities.maxRecvSge(),
-                    capabilities.maxRecvWr(), pd);
-        } finally {
-            exit();
-        }
+        head.post(this, false, postRecvFn, qp, maxRecvSge, maxRecvWr, pd);
     }
 
     private void checkSend(SendWorkRequest wr) {

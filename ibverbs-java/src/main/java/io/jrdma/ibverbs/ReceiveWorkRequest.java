@@ -1,12 +1,13 @@
 package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_recv_wr;
+import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.NativeResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 
 /**
  * A reusable receive work request ({@code struct ibv_recv_wr} with its scatter/gather list): where an incoming SEND
@@ -83,47 +84,66 @@ public final class ReceiveWorkRequest {
         return sgl.count();
     }
 
-    /**
-     * Posts the chain starting here to {@code target} through the provider function {@code fn}, called by
-     * {@code handle}: checks every request against {@code maxSge}, the chain against {@code maxWr} and the regions
-     * against {@code pd} first, then names the first one not posted.
-     */
     /** When the provider fails a post without naming the request (e.g. rxe on a queue pair still in RESET). */
     static final String UNNAMED_FAILURE = "the device did not name the failing request: take the whole chain as "
             + "not posted (a queue pair in RESET takes no requests)";
 
-    void post(MethodHandle handle, String verb, MemorySegment fn, MemorySegment target, int maxSge, int maxWr,
+    /**
+     * Posts the chain starting here to {@code target}, a queue pair's receive queue or ({@code shared}) a shared
+     * receive queue, through the provider function {@code fn}, as a call in flight on {@code owner}: checks every
+     * request against {@code maxSge}, the chain against {@code maxWr} and the regions against {@code pd} first,
+     * then names the first one not posted. Kept small, the failures built elsewhere, so that it inlines into the post.
+     */
+    void post(NativeResource owner, boolean shared, MemorySegment fn, MemorySegment target, int maxSge, int maxWr,
               ProtectionDomain pd) throws RdmaException {
-        int length = 0;
-        for (ReceiveWorkRequest r = this; r != null; r = r.next) {
-            if (++length > maxWr) {
-                throw new IllegalArgumentException("a chain of more than " + maxWr
-                        + " requests (a cycle?) cannot fit the receive queue");
-            }
-            // Touching it refuses a request whose arena is closed: the provider would read freed memory.
-            r.wr.get(ValueLayout.JAVA_LONG, WR_ID);
-            r.sgl.check(pd);
-            if (r.sgeCount() > maxSge) {
-                throw new IllegalArgumentException("receive request has " + r.sgeCount()
-                        + " scatter/gather entries; the queue takes " + maxSge);
-            }
-        }
+        owner.enter();   // refuses a closed queue, and makes a concurrent close wait for the post
         int rc;
         try {
-            rc = (int) handle.invokeExact(fn, target, wr, badWr);
+            int length = 0;
+            for (ReceiveWorkRequest r = this; r != null; r = r.next) {
+                if (++length > maxWr) {
+                    throw tooLong(maxWr);
+                }
+                // Touching it refuses a request whose arena is closed: the provider would read freed memory.
+                r.wr.get(ValueLayout.JAVA_LONG, WR_ID);
+                r.sgl.check(pd);
+                if (r.sgl.count() > maxSge) {
+                    throw r.tooManyEntries(maxSge);
+                }
+            }
+            rc = (int) DataPath.POST_RECV.invokeExact(fn, target, wr, badWr);
+        } catch (RuntimeException refused) {
+            throw refused;
         } catch (Throwable t) {
             throw new AssertionError(t);
+        } finally {
+            owner.exit();
         }
         if (rc != 0) {
-            long bad = badWr.get(ValueLayout.ADDRESS, 0).address();
-            int index = 0;
-            ReceiveWorkRequest r = this;
-            while (r != null && r.wr.address() != bad) {
-                r = r.next;
-                index++;
-            }
-            throw Errno.exception(verb, Math.abs(rc), r == null ? UNNAMED_FAILURE
-                    : "request #" + index + " and those after it were not posted");
+            throw notPosted(rc, shared);
         }
+    }
+
+    private static IllegalArgumentException tooLong(int maxWr) {
+        return new IllegalArgumentException("a chain of more than " + maxWr
+                + " requests (a cycle?) cannot fit the receive queue");
+    }
+
+    private IllegalArgumentException tooManyEntries(int maxSge) {
+        return new IllegalArgumentException("receive request has " + sgl.count()
+                + " scatter/gather entries; the queue takes " + maxSge);
+    }
+
+    /** The failure of a post of the chain starting here that returned {@code rc}. */
+    private RdmaException notPosted(int rc, boolean shared) {
+        long bad = badWr.get(ValueLayout.ADDRESS, 0).address();
+        int index = 0;
+        ReceiveWorkRequest r = this;
+        while (r != null && r.wr.address() != bad) {
+            r = r.next;
+            index++;
+        }
+        return Errno.exception(shared ? "ibv_post_srq_recv" : "ibv_post_recv", Math.abs(rc), r == null
+                ? UNNAMED_FAILURE : "request #" + index + " and those after it were not posted");
     }
 }

@@ -284,9 +284,15 @@ public final class SendWorkRequest {
      * inline data (copied by the CPU), the address handle and the window with its region. A concurrent close of
      * one of them waits for the post instead of freeing memory under it.
      *
-     * @throws IllegalStateException if one of them is closed (nothing is held then)
+     * @throws IllegalStateException    if one of them is closed (nothing is held then)
+     * @throws IllegalArgumentException if this request is held already: it appears twice in one chain (a cycle)
      */
     void hold() {
+        if (inUseCount != 0) {
+            // Holding it again would overwrite what the first hold must release.
+            throw new IllegalArgumentException("the request with wr_id " + idValue()
+                    + " appears twice in the chain (a cycle?)");
+        }
         int n = isInline() ? sgl.regionsInto(inUse, 0) : 0;
         if (addressHandle != null) {
             inUse[n++] = addressHandle;

@@ -6,7 +6,6 @@ import io.jrdma.bindings.ibverbs.ibv_srq;
 import io.jrdma.bindings.ibverbs.ibv_srq_attr;
 import io.jrdma.bindings.ibverbs.ibv_srq_init_attr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
-import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.NativeResource;
 import io.jrdma.ibverbs.internal.Verbs;
@@ -72,13 +71,7 @@ public final class SharedReceiveQueue extends NativeResource {
 
     /** Posts a chain of receive requests ({@code ibv_post_srq_recv} through the provider). */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
-        checkOpen();
-        enter();
-        try {
-            head.post(DataPath.POST_SRQ_RECV, "ibv_post_srq_recv", postSrqRecvFn, srq, maxSge, maxWr, pd);
-        } finally {
-            exit();
-        }
+        head.post(this, true, postSrqRecvFn, srq, maxSge, maxWr, pd);
     }
 
     /**

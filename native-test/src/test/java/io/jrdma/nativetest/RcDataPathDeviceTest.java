@@ -1,8 +1,10 @@
 package io.jrdma.nativetest;
 
+import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.CompletionChannel;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.QpState;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
@@ -17,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static io.jrdma.nativetest.DeviceSupport.awaitCompletion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -180,6 +184,32 @@ class RcDataPathDeviceTest {
                     .add(p.mrA, 0, 4096)), "inline beyond max inline data");
             assertThrows(IllegalStateException.class, () -> p.a.toInitDatagram(1, 0x11111111));
             assertEquals(QpState.RTS, p.a.state(), "nothing reached the queue pair");
+        }
+    }
+
+    /**
+     * A chain that comes back to an inline request would hold that request's region once per visit and release it
+     * once: refused at the second visit, and what the first one held is released, so the region still closes.
+     */
+    @Test
+    void aLoopingChainOfInlineWritesIsRefusedAndLeavesNothingHeld(Context ctx) throws Exception {
+        try (RcPair p = new RcPair(ctx, QpType.RC)) {
+            MemoryRegion mr = p.pd.allocate(4096, Access.LOCAL_WRITE);
+            SendWorkRequest loop = new SendWorkRequest(1).id(5).opcode(SendOpcode.RDMA_WRITE).inline(true)
+                    .add(mr, 0, 8).rdma(p.mrB.address(), p.mrB.remoteKey());
+            loop.next(loop);
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> p.a.postSend(loop));
+            assertTrue(refused.getMessage().contains("twice"), refused.getMessage());
+            // A hold left behind makes close wait for a post that has long returned: it would never finish.
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> {
+                try {
+                    mr.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            closed.get(2, TimeUnit.MINUTES);
+            assertTrue(mr.isClosed());
         }
     }
 

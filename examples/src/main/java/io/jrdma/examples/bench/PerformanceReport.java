@@ -33,7 +33,8 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
             Map.entry("kernel", "Kernel"), Map.entry("device", "RDMA device"), Map.entry("jdk", "JDK"),
             Map.entry("perftest", "perftest"), Map.entry("jrdma", "jrdma"), Map.entry("rounds", "Rounds"),
             Map.entry("lat_iters", "Latency iterations (-n)"), Map.entry("bw_iters", "Bandwidth iterations (-n)"),
-            Map.entry("options", "Options, both sides"), Map.entry("java_command", "Java command"),
+            Map.entry("options", "Options, both sides"), Map.entry("java_warmup", "Java warm-up"),
+            Map.entry("java_command", "Java command"),
             Map.entry("date", "Date"), Map.entry("wall", "Wall time"),
             Map.entry("left_out", "Runs left out (failed)"));
 
@@ -59,7 +60,8 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
                         + "tools under the same conditions.\n\n");
         md.append("## Setup\n\n| | |\n|---|---|\n");
         for (Map.Entry<String, String> e : SETUP) {
-            String v = environment.get(e.getKey());
+            String v = e.getKey().equals("java_warmup") ? warmup(environment.get("java_warmup"))
+                    : environment.get(e.getKey());
             if (v != null && !v.isBlank()) {
                 md.append("| ").append(e.getValue()).append(" | ").append(v.replace("|", "\\|")).append(" |\n");
             }
@@ -100,6 +102,20 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
             md.append(String.format(Locale.ROOT, " | %.0f%% / %.0f%% |%n", 100 * r.spread(Side.C, first.value),
                     100 * r.spread(Side.JAVA, first.value)));
         }
+    }
+
+    /**
+     * The Setup row of the Java warm-up, from the iteration count {@code scripts/bench} recorded; a run recorded
+     * before jrdma perf had one timed the JIT's warm-up too, and the row says so.
+     */
+    static String warmup(String iterations) {
+        if (iterations == null || iterations.isBlank()) {
+            return "none: jrdma perf timed from its first iteration, the JIT's warm-up included; perftest has none";
+        }
+        int n = Integer.parseInt(iterations.strip());
+        return n == 0 ? "none (--warmup 0); perftest has none either"
+                : String.format(Locale.ROOT, "%d untimed iterations of the same test before the timed ones, in every "
+                        + "run (jrdma perf --warmup %d); perftest has none", n, n);
     }
 
     /** Java/C furthest from the target over every size. */

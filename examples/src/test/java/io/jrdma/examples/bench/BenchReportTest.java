@@ -106,6 +106,18 @@ class BenchReportTest {
     }
 
     @Test
+    void theSetupDisclosesTheJavaWarmup() {
+        String md = new PerformanceReport(BenchReport.environment("java_warmup=5000\n"), List.of()).markdown();
+        assertTrue(md.contains("| Java warm-up | 5000 untimed iterations of the same test before the timed ones, in "
+                + "every run (jrdma perf --warmup 5000); perftest has none |"), md);
+        String none = new PerformanceReport(BenchReport.environment("java_warmup=0\n"), List.of()).markdown();
+        assertTrue(none.contains("| Java warm-up | none (--warmup 0); perftest has none either |"), none);
+        // A run recorded before jrdma perf had a warm-up: the page says the timings include the JIT's.
+        String before = new PerformanceReport(BenchReport.environment("rounds=1\n"), List.of()).markdown();
+        assertTrue(before.contains("| Java warm-up | none: jrdma perf timed from its first iteration"), before);
+    }
+
+    @Test
     void readsAResultsDirectoryAndWritesThePageAndPlot(@TempDir Path dir) throws IOException {
         Path round = Files.createDirectories(dir.resolve("results/round-1"));
         Files.writeString(dir.resolve("results/env.txt"), "rounds=1\n");

@@ -16,11 +16,12 @@ public final class DataPath {
 
     /** {@code int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)} */
     public static final MethodHandle POST_SEND = LINKER.downcallHandle(ibv_context_ops.post_send.descriptor(), CRITICAL);
-    /** {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)} */
+    /**
+     * {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)}, and
+     * {@code post_srq_recv}, whose C signature is the same (a {@code struct ibv_srq *} first): one handle, so that
+     * the receive post has a single call site.
+     */
     public static final MethodHandle POST_RECV = LINKER.downcallHandle(ibv_context_ops.post_recv.descriptor(), CRITICAL);
-    /** {@code int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **)} */
-    public static final MethodHandle POST_SRQ_RECV = LINKER.downcallHandle(
-            ibv_context_ops.post_srq_recv.descriptor(), CRITICAL);
     /** {@code int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *)} */
     public static final MethodHandle POLL_CQ = LINKER.downcallHandle(ibv_context_ops.poll_cq.descriptor(), CRITICAL);
     /** {@code int (*req_notify_cq)(struct ibv_cq *, int)} */
