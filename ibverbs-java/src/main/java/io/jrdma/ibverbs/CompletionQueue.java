@@ -141,9 +141,9 @@ public final class CompletionQueue extends NativeResource {
         int n;
         enter();
         try {
-            n = (int) DataPath.POLL_CQ.invokeExact(pollCq, cq, wcs.capacity(), wcs.segment());
+            n = (int) DataPath.POLL_CQ.invokeExact(pollCq, cq.address(), wcs.capacity(), wcs.segment());
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         } finally {
             exit();
         }
@@ -165,9 +165,9 @@ public final class CompletionQueue extends NativeResource {
         int rc;
         enter();
         try {
-            rc = (int) DataPath.REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, cq, solicitedOnly ? 1 : 0);
+            rc = (int) DataPath.REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, cq.address(), solicitedOnly ? 1 : 0);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         } finally {
             exit();
         }

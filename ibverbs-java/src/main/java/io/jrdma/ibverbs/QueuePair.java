@@ -510,11 +510,10 @@ public final class QueuePair extends NativeResource {
                 }
                 binds |= op == SendOpcode.BIND_MW;
             }
-            rc = (int) DataPath.POST_SEND.invokeExact(postSendFn, qp, head.segment(), head.badWrSlot());
-        } catch (RuntimeException refused) {
-            throw refused;
+            rc = (int) DataPath.POST_SEND.invokeExact(postSendFn, qp.address(), head.segment(),
+                    head.badWrSlot().address());
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         } finally {
             for (SendWorkRequest wr = head; lastHeld != null; wr = wr.next()) {
                 wr.release();

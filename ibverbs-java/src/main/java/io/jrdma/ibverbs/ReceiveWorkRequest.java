@@ -96,32 +96,35 @@ public final class ReceiveWorkRequest {
      */
     void post(NativeResource owner, boolean shared, MemorySegment fn, MemorySegment target, int maxSge, int maxWr,
               ProtectionDomain pd) throws RdmaException {
+        int length = 0;
+        for (ReceiveWorkRequest r = this; r != null; r = r.next) {
+            if (++length > maxWr) {
+                throw tooLong(maxWr);
+            }
+            if (!r.wr.scope().isAlive()) {   // the provider would read freed memory
+                throw closedArena();
+            }
+            r.sgl.check(pd);
+            if (r.sgl.count() > maxSge) {
+                throw r.tooManyEntries(maxSge);
+            }
+        }
         owner.enter();   // refuses a closed queue, and makes a concurrent close wait for the post
         int rc;
         try {
-            int length = 0;
-            for (ReceiveWorkRequest r = this; r != null; r = r.next) {
-                if (++length > maxWr) {
-                    throw tooLong(maxWr);
-                }
-                // Touching it refuses a request whose arena is closed: the provider would read freed memory.
-                r.wr.get(ValueLayout.JAVA_LONG, WR_ID);
-                r.sgl.check(pd);
-                if (r.sgl.count() > maxSge) {
-                    throw r.tooManyEntries(maxSge);
-                }
-            }
-            rc = (int) DataPath.POST_RECV.invokeExact(fn, target, wr, badWr);
-        } catch (RuntimeException refused) {
-            throw refused;
+            rc = (int) DataPath.POST_RECV.invokeExact(fn, target.address(), wr, badWr.address());
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         } finally {
             owner.exit();
         }
         if (rc != 0) {
             throw notPosted(rc, shared);
         }
+    }
+
+    private static IllegalStateException closedArena() {
+        return new IllegalStateException("a receive request of the chain is in a closed arena");
     }
 
     private static IllegalArgumentException tooLong(int maxWr) {

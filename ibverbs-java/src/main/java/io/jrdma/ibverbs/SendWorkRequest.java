@@ -264,6 +264,9 @@ public final class SendWorkRequest {
      * domain than {@code pd} (the queue pair's), or a closed one.
      */
     void check(ProtectionDomain pd) {
+        if (!wr.scope().isAlive()) {   // a request of a chain in a closed arena: the provider would read freed memory
+            throw new IllegalStateException("a send request of the chain is in a closed arena");
+        }
         sgl.check(pd);
         if (addressHandle != null && addressHandle.protectionDomain() != pd) {
             throw new IllegalArgumentException(addressHandle + " is of another protection domain than " + pd);

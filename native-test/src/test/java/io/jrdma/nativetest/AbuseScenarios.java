@@ -154,6 +154,17 @@ public final class AbuseScenarios {
             arena.close();
             qp.postReceive(new ReceiveWorkRequest(1).add(mr, 0, 64).next(second));
         }));
+        scenario("sendRequestArenaClosed", ISE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+                 CompletionQueue cq = ctx.createCompletionQueue(16);
+                 QueuePair qp = pd.queuePair(QpType.UC).completionQueue(cq).create();
+                 MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
+                Arena arena = Arena.ofShared();
+                SendWorkRequest second = new SendWorkRequest(1, arena).opcode(SendOpcode.SEND).add(mr, 0, 64);
+                arena.close();   // the chain's head is alive; the provider would follow its next into freed memory
+                qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.SEND).add(mr, 0, 64).next(second));
+            }
+        });
         scenario("regionOfAnotherPd", IAE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> {
             try (ProtectionDomain other = ctx.allocateProtectionDomain();
                  MemoryRegion foreign = other.allocate(4096, Access.LOCAL_WRITE)) {
