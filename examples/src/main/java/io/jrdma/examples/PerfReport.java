@@ -52,7 +52,8 @@ final class PerfReport {
         }
         out.printf(Locale.ROOT, " Max inline data : %d[B]%n", options.inlineSize());
         out.printf(" rdma_cm QPs     : %s%n", options.rdmaCm() ? "ON" : "OFF");
-        out.printf(Locale.ROOT, " Warm-up         : %d iterations per size, untimed%n", options.warmup());
+        out.printf(Locale.ROOT, " Warm-up         : %d iterations per size, untimed, then until the JIT is idle%n",
+                options.warmup());
         out.println(LINE);
     }
 

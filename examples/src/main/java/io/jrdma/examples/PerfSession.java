@@ -63,6 +63,9 @@ final class PerfSession implements AutoCloseable {
     /** perftest's default CQ moderation: one signaled send in this many, at most the tx depth. */
     private static final int CQ_MODERATION = 100;
     private static final int SPINS_BEFORE_PARKING = 10_000;
+    /** After a warm-up, each side waits for its JIT to be idle this long (at most the max) before the timed run. */
+    private static final long JIT_QUIET_MILLIS = 2_000;
+    private static final long JIT_QUIET_MAX_MILLIS = 60_000;
 
     private final PerfOptions options;
     private final PerfLink link;
@@ -147,6 +150,11 @@ final class PerfSession implements AutoCloseable {
         for (int i = 0; i < rxDepth && test.verb() == PerfTest.Verb.SEND; i++) {
             qp.postReceive(receive);
         }
+        if (options.warmup() > 0) {
+            // Start-up leaves the JIT a backlog; while it lasts the JVM delays compiling the hot path (tiered
+            // compilation's back-pressure), so a warm-up run now would mostly run interpreted.
+            JitQuiet.await(JIT_QUIET_MILLIS, JIT_QUIET_MAX_MILLIS);
+        }
         List<Integer> sizes = options.sizes();
         for (int k = 0; k < sizes.size(); k++) {
             int size = sizes.get(k);
@@ -158,6 +166,7 @@ final class PerfSession implements AutoCloseable {
                 PerfResult w = measure(size, options.warmup(), false);
                 warmedUp = w == null ? options.warmup() : w.iterations();
                 prepare(size);   // the ping-pongs' counters start again from zero
+                JitQuiet.await(JIT_QUIET_MILLIS, JIT_QUIET_MAX_MILLIS);
                 barrier(false);
             }
             PerfResult r = measure(size, options.iterations(), options.seconds() > 0);
@@ -341,76 +350,129 @@ final class PerfSession implements AutoCloseable {
             case SEND -> data.reset().opcode(SendOpcode.SEND).inline(size <= maxInline).add(mr, 0, size);
             default -> configureOneSided(size);
         }
-        int txDepth = options.txDepth();
-        int cqMod = Math.min(CQ_MODERATION, txDepth);
-        boolean perMessage = !timed && !options.noPeak();
-        long limit = timed ? Long.MAX_VALUE : count;
-        long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
-        long posted = 0;
-        long completed = 0;
-        long first = 0;
-        long last = 0;
-        while (completed < limit) {
-            while (posted < limit && posted - completed < txDepth) {
-                if (perMessage || posted == 0 || timed) {
+        Stream run = new Stream(options.txDepth(), count, timed);
+        run.first = System.nanoTime();   // the first post's time, taken here: in step() it would be a rare branch
+        while (run.completed < run.limit) {
+            run.step();
+        }
+        if (run.perMessage) {
+            return PerfResult.bandwidth(size, run.posted,
+                    BandwidthStatistics.of(stamps, completedAt, (int) run.posted, size));
+        }
+        if (timed) {
+            writeStop(run.posted);
+        }
+        return PerfResult.bandwidth(size, run.posted, BandwidthStatistics.ofTotal((long) size * run.posted,
+                run.posted, run.lastCompletion - run.first, 0));
+    }
+
+    /**
+     * One bandwidth run's state. Its loop is entered once per size, so the JIT would reach it only by on-stack
+     * replacement, late or never within a run: each turn is one call of {@link #step}, which the warm-up compiles.
+     * A step has no branch that only a run's first or last message takes: the JIT would compile it as a trap, and
+     * the warm-up's last message would throw the compiled step away just before the timed run.
+     */
+    private final class Stream {
+        final int txDepth;
+        final int cqMod;
+        final boolean timed;
+        final boolean perMessage;
+        final long deadline;
+        long limit;
+        /** The next message to signal: every cqMod-th and the last. */
+        long nextSignaled;
+        long posted;
+        long completed;
+        long first;
+        long lastCompletion;
+
+        Stream(int txDepth, int count, boolean timed) {
+            this.txDepth = txDepth;
+            this.cqMod = Math.min(CQ_MODERATION, txDepth);
+            this.timed = timed;
+            this.perMessage = !timed && !options.noPeak();
+            this.limit = timed ? Long.MAX_VALUE : count;
+            this.nextSignaled = Math.min(cqMod, limit) - 1;
+            this.deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
+        }
+
+        /** Posts the next message while the tx depth has room, else waits for completions. */
+        void step() throws RdmaException {
+            if (posted < limit && posted - completed < txDepth) {
+                if (perMessage || timed) {
                     long now = System.nanoTime();
                     if (timed && limit == Long.MAX_VALUE && posted > 0 && now - deadline > 0) {
                         limit = posted + 1;
-                    }
-                    if (posted == 0) {
-                        first = now;
+                        nextSignaled = posted;
                     }
                     if (perMessage) {
                         stamps[(int) posted] = now;
                     }
                 }
-                data.id(posted).signaled((posted + 1) % cqMod == 0 || posted + 1 == limit);
+                // One test, taken every cqMod-th message: "or the last" as a test of its own would be taken once,
+                // at the warm-up's end, after the JIT compiled it as a trap.
+                boolean signaled = posted == nextSignaled;
+                if (signaled) {
+                    nextSignaled = Math.min(posted + cqMod, limit - 1);
+                }
+                data.id(posted).signaled(signaled);
                 qp.postSend(data);
                 posted++;
+            } else {
+                reap();
             }
-            int n = sendCq.poll(batch);
-            if (n > 0) {
-                long now = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    check(batch, i);
-                    long upTo = batch.id(i);
-                    for (long c = completed; perMessage && c <= upTo; c++) {
-                        completedAt[(int) c] = now;
-                    }
-                    completed = upTo + 1;
+        }
+
+        /** A completion stands for every message up to its wr_id; each gets its time when measuring per message. */
+        private void reap() throws RdmaException {
+            int n;
+            do {
+                n = sendCq.poll(batch);   // busy polling, as perftest does
+            } while (n == 0);
+            long now = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                check(batch, i);
+                long upTo = batch.id(i);
+                for (long c = completed; perMessage && c <= upTo; c++) {
+                    completedAt[(int) c] = now;
                 }
-                last = now;
+                completed = upTo + 1;
             }
+            lastCompletion = now;
         }
-        if (perMessage) {
-            return PerfResult.bandwidth(size, posted,
-                    BandwidthStatistics.of(stamps, completedAt, (int) posted, size));
-        }
-        if (timed) {
-            writeStop(posted);
-        }
-        return PerfResult.bandwidth(size, posted, BandwidthStatistics.ofTotal((long) size * posted, posted,
-                last - first, 0));
     }
 
     /** send-bw's server: takes the client's messages, reposting each receive. */
     private void receiveStream(int count, boolean timed) throws RdmaException {
         long received = 0;
         while (timed || received < count) {
-            int n = recvCq.poll(batch);
+            int n = receiveSome(timed, received);
             if (n == 0) {
-                long stop = timed ? stopCount() : -1;
-                if (stop >= 0 && received >= stop) {
-                    return;
-                }
-                continue;
+                return;
             }
-            for (int i = 0; i < n; i++) {
-                check(batch, i);
-                qp.postReceive(receive);
-                received++;
+            received += n;
+        }
+    }
+
+    /**
+     * Busy-polls until messages arrive and reposts a receive for each; returns how many, or 0 once the client has
+     * stopped after {@code received} (duration mode). A method of its own for the JIT, as {@link Stream#step}.
+     */
+    private int receiveSome(boolean timed, long received) throws RdmaException {
+        int n;
+        while ((n = recvCq.poll(batch)) == 0) {
+            if (timed) {
+                long stop = stopCount();
+                if (stop >= 0 && received >= stop) {
+                    return 0;
+                }
             }
         }
+        for (int i = 0; i < n; i++) {
+            check(batch, i);
+            qp.postReceive(receive);
+        }
+        return n;
     }
 
     /** Posts {@code data} and busy-polls its completion: perftest's latency loops do so before awaiting the peer. */

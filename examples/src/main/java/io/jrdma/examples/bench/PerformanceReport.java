@@ -60,7 +60,8 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
                         + "tools under the same conditions.\n\n");
         md.append("## Setup\n\n| | |\n|---|---|\n");
         for (Map.Entry<String, String> e : SETUP) {
-            String v = e.getKey().equals("java_warmup") ? warmup(environment.get("java_warmup"))
+            String v = e.getKey().equals("java_warmup")
+                    ? warmup(environment.get("java_warmup"), environment.get("java_warmup_bw"))
                     : environment.get(e.getKey());
             if (v != null && !v.isBlank()) {
                 md.append("| ").append(e.getValue()).append(" | ").append(v.replace("|", "\\|")).append(" |\n");
@@ -105,17 +106,27 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
     }
 
     /**
-     * The Setup row of the Java warm-up, from the iteration count {@code scripts/bench} recorded; a run recorded
-     * before jrdma perf had one timed the JIT's warm-up too, and the row says so.
+     * The Setup row of the Java warm-up, from the iteration count {@code scripts/bench} recorded and, for bandwidth,
+     * the most messages it warms up with ({@code bandwidth}, absent in runs that used the same count everywhere); a
+     * run recorded before jrdma perf had a warm-up timed the JIT's warm-up too, and the row says so.
      */
-    static String warmup(String iterations) {
+    static String warmup(String iterations, String bandwidth) {
         if (iterations == null || iterations.isBlank()) {
             return "none: jrdma perf timed from its first iteration, the JIT's warm-up included; perftest has none";
         }
         int n = Integer.parseInt(iterations.strip());
-        return n == 0 ? "none (--warmup 0); perftest has none either"
-                : String.format(Locale.ROOT, "%d untimed iterations of the same test before the timed ones, in every "
-                        + "run (jrdma perf --warmup %d); perftest has none", n, n);
+        if (n == 0) {
+            return "none (--warmup 0); perftest has none either";
+        }
+        if (bandwidth == null || bandwidth.isBlank()) {
+            return String.format(Locale.ROOT, "%d untimed iterations of the same test before the timed ones, in "
+                    + "every run (jrdma perf --warmup %d); perftest has none", n, n);
+        }
+        int bw = Integer.parseInt(bandwidth.strip());
+        return String.format(Locale.ROOT, "untimed iterations of the same test before the timed ones, in every run: "
+                + "%d for latency, min(%d, 64 MiB / size) messages for bandwidth (jrdma perf --warmup); jrdma perf "
+                + "then waits until its JIT has been idle for 2 s, as it does after start-up; perftest has none",
+                n, bw);
     }
 
     /** Java/C furthest from the target over every size. */

@@ -110,6 +110,10 @@ class BenchReportTest {
         String md = new PerformanceReport(BenchReport.environment("java_warmup=5000\n"), List.of()).markdown();
         assertTrue(md.contains("| Java warm-up | 5000 untimed iterations of the same test before the timed ones, in "
                 + "every run (jrdma perf --warmup 5000); perftest has none |"), md);
+        String both = new PerformanceReport(BenchReport.environment("java_warmup=5000\njava_warmup_bw=10000\n"),
+                List.of()).markdown();
+        assertTrue(both.contains("| Java warm-up | untimed iterations of the same test before the timed ones, in "
+                + "every run: 5000 for latency, min(10000, 64 MiB / size) messages for bandwidth"), both);
         String none = new PerformanceReport(BenchReport.environment("java_warmup=0\n"), List.of()).markdown();
         assertTrue(none.contains("| Java warm-up | none (--warmup 0); perftest has none either |"), none);
         // A run recorded before jrdma perf had a warm-up: the page says the timings include the JIT's.
