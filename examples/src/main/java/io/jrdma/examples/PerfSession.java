@@ -63,6 +63,14 @@ final class PerfSession implements AutoCloseable {
     /** perftest's default CQ moderation: one signaled send in this many, at most the tx depth. */
     private static final int CQ_MODERATION = 100;
     private static final int SPINS_BEFORE_PARKING = 10_000;
+    /**
+     * The warm-up runs in this many parts. The end of a run takes branches its middle never does; the JIT compiles
+     * those as traps, and the first part's end throws that code away: it is compiled again, with the end in its
+     * profile, during the later parts instead of the timed run.
+     */
+    private static final int WARMUP_PARTS = 4;
+    /** Steps of a bandwidth run per call (see {@link Stream#advance}). */
+    private static final int STEPS = 64;
     /** After a warm-up, each side waits for its JIT to be idle this long (at most the max) before the timed run. */
     private static final long JIT_QUIET_MILLIS = 2_000;
     private static final long JIT_QUIET_MAX_MILLIS = 60_000;
@@ -162,11 +170,15 @@ final class PerfSession implements AutoCloseable {
             prepare(size);
             barrier(false);
             long warmedUp = 0;
-            if (options.warmup() > 0) {
-                PerfResult w = measure(size, options.warmup(), false);
-                warmedUp = w == null ? options.warmup() : w.iterations();
+            int parts = Math.min(WARMUP_PARTS, options.warmup());
+            for (int part = 0; part < parts; part++) {
+                int n = options.warmup() / parts + (part < options.warmup() % parts ? 1 : 0);
+                PerfResult w = measure(size, n, false);
+                warmedUp += w == null ? n : w.iterations();
                 prepare(size);   // the ping-pongs' counters start again from zero
-                JitQuiet.await(JIT_QUIET_MILLIS, JIT_QUIET_MAX_MILLIS);
+                if (part == parts - 1) {
+                    JitQuiet.await(JIT_QUIET_MILLIS, JIT_QUIET_MAX_MILLIS);
+                }
                 barrier(false);
             }
             PerfResult r = measure(size, options.iterations(), options.seconds() > 0);
@@ -352,9 +364,10 @@ final class PerfSession implements AutoCloseable {
         }
         Stream run = new Stream(options.txDepth(), count, timed);
         run.first = System.nanoTime();   // the first post's time, taken here: in step() it would be a rare branch
-        while (run.completed < run.limit) {
-            run.step();
-        }
+        boolean more;
+        do {
+            more = run.advance();
+        } while (more);
         if (run.perMessage) {
             return PerfResult.bandwidth(size, run.posted,
                     BandwidthStatistics.of(stamps, completedAt, (int) run.posted, size));
@@ -368,7 +381,8 @@ final class PerfSession implements AutoCloseable {
 
     /**
      * One bandwidth run's state. Its loop is entered once per size, so the JIT would reach it only by on-stack
-     * replacement, late or never within a run: each turn is one call of {@link #step}, which the warm-up compiles.
+     * replacement, late in a run, and compiling it there takes the CPU from the run: the loop's work is in
+     * {@link #advance} and {@link #step}, compiled as methods during the warm-up.
      * A step has no branch that only a run's first or last message takes: the JIT would compile it as a trap, and
      * the warm-up's last message would throw the compiled step away just before the timed run.
      */
@@ -396,7 +410,19 @@ final class PerfSession implements AutoCloseable {
             this.deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
         }
 
-        /** Posts the next message while the tx depth has room, else waits for completions. */
+        /** Up to {@link #STEPS} steps, fewer at the end; whether the run goes on. Its caller loops seldom. */
+        boolean advance() throws RdmaException {
+            for (int i = 0; i < STEPS && completed < limit; i++) {
+                step();
+            }
+            return completed < limit;
+        }
+
+        /**
+         * Posts the next message while the tx depth has room, else waits for completions: a completion stands for
+         * every message up to its wr_id, and each gets its time when measuring per message. One method for both, as
+         * a method called once per hundred messages would reach the JIT's thresholds only late in a run.
+         */
         void step() throws RdmaException {
             if (posted < limit && posted - completed < txDepth) {
                 if (perMessage || timed) {
@@ -418,13 +444,8 @@ final class PerfSession implements AutoCloseable {
                 data.id(posted).signaled(signaled);
                 qp.postSend(data);
                 posted++;
-            } else {
-                reap();
+                return;
             }
-        }
-
-        /** A completion stands for every message up to its wr_id; each gets its time when measuring per message. */
-        private void reap() throws RdmaException {
             int n;
             do {
                 n = sendCq.poll(batch);   // busy polling, as perftest does
@@ -444,19 +465,36 @@ final class PerfSession implements AutoCloseable {
 
     /** send-bw's server: takes the client's messages, reposting each receive. */
     private void receiveStream(int count, boolean timed) throws RdmaException {
+        long limit = timed ? Long.MAX_VALUE : count;
         long received = 0;
-        while (timed || received < count) {
-            int n = receiveSome(timed, received);
-            if (n == 0) {
-                return;
+        while (received < limit) {
+            long next = receiveBatch(received, limit, timed);
+            if (next == received) {
+                return;   // the client stopped (duration mode)
             }
-            received += n;
+            received = next;
         }
     }
 
     /**
+     * Takes up to {@link #STEPS} messages (fewer at the end, or once the client has stopped); returns the new count.
+     * The loop calling it then turns seldom, so the JIT compiles this method whole rather than that loop mid-run.
+     */
+    private long receiveBatch(long received, long limit, boolean timed) throws RdmaException {
+        long end = Math.min(limit, received + STEPS);
+        while (received < end) {
+            int n = receiveSome(timed, received);
+            if (n == 0) {
+                break;
+            }
+            received += n;
+        }
+        return received;
+    }
+
+    /**
      * Busy-polls until messages arrive and reposts a receive for each; returns how many, or 0 once the client has
-     * stopped after {@code received} (duration mode). A method of its own for the JIT, as {@link Stream#step}.
+     * stopped after {@code received} (duration mode).
      */
     private int receiveSome(boolean timed, long received) throws RdmaException {
         int n;
