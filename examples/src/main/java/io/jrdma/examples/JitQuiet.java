@@ -11,34 +11,34 @@ import java.lang.management.ManagementFactory;
  *
  * <pre>{@code
  * warmUp();
- * long waited = JitQuiet.await(500, 60_000);
+ * JitQuiet.await();
  * measure();
  * }</pre>
  */
 final class JitQuiet {
+    /** How long the JIT must have been idle. */
+    private static final long QUIET_MILLIS = 2_000;
+    /** The longest wait: a JIT that never settles does not hold the run forever. */
+    private static final long MAX_MILLIS = 60_000;
+
     private JitQuiet() {
     }
 
-    /**
-     * Sleeps until no compilation time accrued over {@code quietMillis}, or {@code maxMillis} passed.
-     *
-     * @return the milliseconds waited, or -1 if this JVM does not report its compilation time
-     */
-    static long await(long quietMillis, long maxMillis) throws InterruptedException {
+    /** Sleeps until no compilation time accrued over 2 s, or a minute passed; at once on a JVM that cannot tell. */
+    static void await() throws InterruptedException {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
-            return -1;
+            return;
         }
         long start = System.nanoTime();
         long before = jit.getTotalCompilationTime();
-        while ((System.nanoTime() - start) / 1_000_000 < maxMillis) {
-            Thread.sleep(quietMillis);
+        while ((System.nanoTime() - start) / 1_000_000 < MAX_MILLIS) {
+            Thread.sleep(QUIET_MILLIS);
             long now = jit.getTotalCompilationTime();
             if (now == before) {
                 break;
             }
             before = now;
         }
-        return (System.nanoTime() - start) / 1_000_000;
     }
 }

@@ -71,9 +71,6 @@ final class PerfSession implements AutoCloseable {
     private static final int WARMUP_PARTS = 4;
     /** Steps of a bandwidth run per call (see {@link Stream#advance}). */
     private static final int STEPS = 64;
-    /** After a warm-up, each side waits for its JIT to be idle this long (at most the max) before the timed run. */
-    private static final long JIT_QUIET_MILLIS = 2_000;
-    private static final long JIT_QUIET_MAX_MILLIS = 60_000;
 
     private final PerfOptions options;
     private final PerfLink link;
@@ -161,7 +158,7 @@ final class PerfSession implements AutoCloseable {
         if (options.warmup() > 0) {
             // Start-up leaves the JIT a backlog; while it lasts the JVM delays compiling the hot path (tiered
             // compilation's back-pressure), so a warm-up run now would mostly run interpreted.
-            JitQuiet.await(JIT_QUIET_MILLIS, JIT_QUIET_MAX_MILLIS);
+            JitQuiet.await();
         }
         List<Integer> sizes = options.sizes();
         for (int k = 0; k < sizes.size(); k++) {
@@ -177,7 +174,7 @@ final class PerfSession implements AutoCloseable {
                 warmedUp += w == null ? n : w.iterations();
                 prepare(size);   // the ping-pongs' counters start again from zero
                 if (part == parts - 1) {
-                    JitQuiet.await(JIT_QUIET_MILLIS, JIT_QUIET_MAX_MILLIS);
+                    JitQuiet.await();
                 }
                 barrier(false);
             }
