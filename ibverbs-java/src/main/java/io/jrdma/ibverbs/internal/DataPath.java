@@ -22,17 +22,17 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class DataPath {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
+    /** A post: the queue, the first request, the bad-request slot. */
+    private static final FunctionDescriptor POST = FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_LONG);
 
     /** {@code int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)} */
-    public static final MethodHandle POST_SEND = LINKER.downcallHandle(
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_LONG), CRITICAL);
+    public static final MethodHandle POST_SEND = LINKER.downcallHandle(POST, CRITICAL);
     /**
      * {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)}, and
      * {@code post_srq_recv}, whose C signature is the same (a {@code struct ibv_srq *} first): one handle, so that
      * the receive post has a single call site.
      */
-    public static final MethodHandle POST_RECV = LINKER.downcallHandle(
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_LONG), CRITICAL);
+    public static final MethodHandle POST_RECV = LINKER.downcallHandle(POST, CRITICAL);
     /** {@code int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *)} */
     public static final MethodHandle POLL_CQ = LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS), CRITICAL);
