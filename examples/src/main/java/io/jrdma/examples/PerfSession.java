@@ -307,27 +307,19 @@ final class PerfSession implements AutoCloseable {
         return true;
     }
 
-    /** read-lat and atomic-lat: the client times each complete operation; the server's memory just answers. */
+    /**
+     * read-lat and atomic-lat: the client times each complete operation; the server's memory just answers. This loop
+     * is entered once per size, so the JIT would reach it only late in a run, if at all: each operation is a call of
+     * {@link #oneSidedStep}, which the warm-up compiles.
+     */
     private PerfResult oneSided(int size, int count, boolean timed) throws RdmaException {
         configureOneSided(size);
         data.signaled(true);
         int iters = timed ? Integer.MAX_VALUE : count;
         long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
-        long first = 0;
+        long first = System.nanoTime();
         int done = 0;
-        while (done < iters) {
-            long now = System.nanoTime();
-            if (timed) {
-                if (now - deadline > 0) {
-                    break;
-                }
-                if (done == 0) {
-                    first = now;
-                }
-            } else {
-                stamps[done] = now;
-            }
-            postAndComplete();
+        while (done < iters && oneSidedStep(done, timed, deadline)) {
             done++;
         }
         long end = System.nanoTime();
@@ -335,6 +327,20 @@ final class PerfSession implements AutoCloseable {
             return PerfResult.latency(size, iters, LatencyStatistics.ofStamps(stamps, iters, test.rttFactor()));
         }
         return PerfResult.averageLatency(size, done, (end - first) / 1e3 / Math.max(done, 1));
+    }
+
+    /** Operation {@code i}, stamped with its start; false, without it, once the deadline has passed (timed). */
+    private boolean oneSidedStep(int i, boolean timed, long deadline) throws RdmaException {
+        long now = System.nanoTime();
+        if (timed) {
+            if (now - deadline > 0) {
+                return false;
+            }
+        } else {
+            stamps[i] = now;
+        }
+        postAndComplete();
+        return true;
     }
 
     private void configureOneSided(int size) {

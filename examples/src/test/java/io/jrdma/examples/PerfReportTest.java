@@ -55,7 +55,7 @@ class PerfReportTest {
         assertEquals(PerfReport.LINE, lines[3]);
 
         bytes.reset();
-        PerfReport json = new PerfReport(PerfOptions.parse(List.of("write-lat", "--json")),
+        PerfReport json = new PerfReport(PerfOptions.parse(List.of("write-lat", "--json", "--warmup", "5000")),
                 new PrintStream(bytes, true));
         json.banner("rxe0", "Ethernet", 1);
         json.add(PerfResult.latency(2, 1000, new LatencyStatistics(1, 9, 2, 2.5, 0.5, 8, 9)).withWarmup(5000));
