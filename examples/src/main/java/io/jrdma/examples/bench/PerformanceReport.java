@@ -36,6 +36,7 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
             Map.entry("options", "Options, both sides"), Map.entry("java_warmup", "Java warm-up"),
             Map.entry("java_command", "Java command"),
             Map.entry("date", "Date"), Map.entry("wall", "Wall time"),
+            Map.entry("retries", "Runs with transport retries (each waits for rxe's ACK timeout)"),
             Map.entry("left_out", "Runs left out (failed)"));
 
     public PerformanceReport {
@@ -61,7 +62,8 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
         md.append("## Setup\n\n| | |\n|---|---|\n");
         for (Map.Entry<String, String> e : SETUP) {
             String v = e.getKey().equals("java_warmup")
-                    ? warmup(environment.get("java_warmup"), environment.get("java_warmup_bw"))
+                    ? warmup(environment.get("java_warmup"), environment.get("java_warmup_read"),
+                            environment.get("java_warmup_bw"))
                     : environment.get(e.getKey());
             if (v != null && !v.isBlank()) {
                 md.append("| ").append(e.getValue()).append(" | ").append(v.replace("|", "\\|")).append(" |\n");
@@ -106,11 +108,12 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
     }
 
     /**
-     * The Setup row of the Java warm-up, from the iteration count {@code scripts/bench} recorded and, for bandwidth,
-     * the most messages it warms up with ({@code bandwidth}, absent in runs that used the same count everywhere); a
-     * run recorded before jrdma perf had a warm-up timed the JIT's warm-up too, and the row says so.
+     * The Setup row of the Java warm-up, from the iteration count {@code scripts/bench} recorded for latency, the
+     * counts for read-lat ({@code read}) and the most messages for bandwidth ({@code bandwidth}); each of these two
+     * is absent in runs that used the latency count for it. A run recorded before jrdma perf had a warm-up timed the
+     * JIT's warm-up too, and the row says so.
      */
-    static String warmup(String iterations, String bandwidth) {
+    static String warmup(String iterations, String read, String bandwidth) {
         if (iterations == null || iterations.isBlank()) {
             return "none: jrdma perf timed from its first iteration, the JIT's warm-up included; perftest has none";
         }
@@ -122,11 +125,13 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
             return String.format(Locale.ROOT, "%d untimed iterations of the same test before the timed ones, in "
                     + "every run (jrdma perf --warmup %d); perftest has none", n, n);
         }
+        String latency = read == null || read.isBlank() ? n + " for latency"
+                : String.format(Locale.ROOT, "%d for write-lat and send-lat, %d for read-lat", n,
+                        Integer.parseInt(read.strip()));
         int bw = Integer.parseInt(bandwidth.strip());
         return String.format(Locale.ROOT, "untimed iterations of the same test before the timed ones, in every run: "
-                + "%d for latency, min(%d, 64 MiB / size) messages for bandwidth (jrdma perf --warmup); jrdma perf "
-                + "then waits until its JIT has been idle for 2 s, as it does after start-up; perftest has none",
-                n, bw);
+                + "%s, min(%d, 64 MiB / size) messages for bandwidth (jrdma perf --warmup); jrdma perf "
+                + "then waits until its JIT is idle, as it does after start-up; perftest has none", latency, bw);
     }
 
     /** Java/C furthest from the target over every size. */

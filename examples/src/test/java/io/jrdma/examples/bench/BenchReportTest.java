@@ -114,6 +114,10 @@ class BenchReportTest {
                 List.of()).markdown();
         assertTrue(both.contains("| Java warm-up | untimed iterations of the same test before the timed ones, in "
                 + "every run: 5000 for latency, min(10000, 64 MiB / size) messages for bandwidth"), both);
+        String read = new PerformanceReport(BenchReport.environment(
+                "java_warmup=5000\njava_warmup_read=20000\njava_warmup_bw=10000\n"), List.of()).markdown();
+        assertTrue(read.contains("every run: 5000 for write-lat and send-lat, 20000 for read-lat, min(10000, 64 MiB / "
+                + "size) messages for bandwidth"), read);
         String none = new PerformanceReport(BenchReport.environment("java_warmup=0\n"), List.of()).markdown();
         assertTrue(none.contains("| Java warm-up | none (--warmup 0); perftest has none either |"), none);
         // A run recorded before jrdma perf had a warm-up: the page says the timings include the JIT's.
