@@ -243,48 +243,78 @@ final class PerfSession implements AutoCloseable {
         if (write) {
             data.rdma(remoteBase + area, rkey);
         }
-        boolean watchStop = timed && !client;
-        int iters = timed ? Integer.MAX_VALUE : count;
-        long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
-        long pollAt = area + size - 1;
-        long postAt = size - 1;
-        int scnt = 0;
-        int rcnt = 0;
-        long first = 0;
-        while (scnt < iters || rcnt < iters) {
-            if (rcnt < iters && !(scnt == 0 && client)) {
-                if (!(write ? awaitWrite(pollAt, (byte) (rcnt + 1), watchStop) : awaitReceive(watchStop))) {
-                    break;
+        RoundTrips run = new RoundTrips(write, size, timed ? Integer.MAX_VALUE : count, timed);
+        boolean more;
+        do {
+            more = run.step();
+        } while (more);
+        long end = System.nanoTime();
+        if (!timed) {
+            return PerfResult.latency(size, run.iters,
+                    LatencyStatistics.ofStamps(stamps, run.iters, test.rttFactor()));
+        }
+        if (client) {
+            writeStop(run.sent);
+        }
+        return PerfResult.averageLatency(size, run.sent,
+                (end - run.first) / 1e3 / Math.max(run.sent, 1) / test.rttFactor());
+    }
+
+    /**
+     * One ping-pong run's state. As in {@link Stream}, its loop is entered once per size, so each iteration is a
+     * call of {@link #step}, a method the warm-up compiles.
+     */
+    private final class RoundTrips {
+        final boolean write;
+        final int iters;
+        final boolean timed;
+        final boolean watchStop;
+        final long deadline;
+        /** Where the peer's write lands last, and where this side's counter goes. */
+        final long pollAt;
+        final long postAt;
+        int sent;
+        int received;
+        long first;
+
+        RoundTrips(boolean write, int size, int iters, boolean timed) {
+            this.write = write;
+            this.iters = iters;
+            this.timed = timed;
+            this.watchStop = timed && !client;
+            this.deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
+            this.pollAt = area + size - 1;
+            this.postAt = size - 1;
+        }
+
+        /** Awaits the peer's message (but for the client's first send), then sends; whether the run goes on. */
+        boolean step() throws RdmaException {
+            if (received < iters && !(sent == 0 && client)) {
+                if (!(write ? awaitWrite(pollAt, (byte) (received + 1), watchStop) : awaitReceive(watchStop))) {
+                    return false;
                 }
-                rcnt++;
+                received++;
             }
-            if (scnt < iters) {
+            if (sent < iters) {
                 long now = System.nanoTime();
                 if (timed) {
                     if (client && now - deadline > 0) {
-                        break;
+                        return false;
                     }
-                    if (scnt == 0) {
+                    if (sent == 0) {
                         first = now;
                     }
                 } else {
-                    stamps[scnt] = now;
+                    stamps[sent] = now;
                 }
-                scnt++;
+                sent++;
                 if (write) {
-                    mem.set(ValueLayout.JAVA_BYTE, postAt, (byte) scnt);
+                    mem.set(ValueLayout.JAVA_BYTE, postAt, (byte) sent);
                 }
                 postAndComplete();
             }
+            return sent < iters || received < iters;
         }
-        long end = System.nanoTime();
-        if (!timed) {
-            return PerfResult.latency(size, iters, LatencyStatistics.ofStamps(stamps, iters, test.rttFactor()));
-        }
-        if (client) {
-            writeStop(scnt);
-        }
-        return PerfResult.averageLatency(size, scnt, (end - first) / 1e3 / Math.max(scnt, 1) / test.rttFactor());
     }
 
     private boolean awaitWrite(long at, byte counter, boolean watchStop) {
