@@ -36,7 +36,8 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
             Map.entry("options", "Options, both sides"), Map.entry("java_warmup", "Java warm-up"),
             Map.entry("java_command", "Java command"),
             Map.entry("date", "Date"), Map.entry("wall", "Wall time"),
-            Map.entry("retries", "Runs with transport retries (each waits for rxe's ACK timeout)"),
+            Map.entry("retries",
+                    "Runs with transport retries, whole run, Java's warm-up included (each waits for rxe's ACK timeout)"),
             Map.entry("left_out", "Runs left out (failed)"));
 
     public PerformanceReport {

@@ -106,6 +106,14 @@ class BenchReportTest {
     }
 
     @Test
+    void theSetupListsTheRunsWithTransportRetries() {
+        String md = new PerformanceReport(BenchReport.environment(
+                "retries=C write-bw 64 B round 1: 3; Java send-bw 512 B round 1: 12\n"), List.of()).markdown();
+        assertTrue(md.contains("Java's warm-up included (each waits for rxe's ACK timeout) | C write-bw 64 B round 1: "
+                + "3; Java send-bw 512 B round 1: 12 |"), md);
+    }
+
+    @Test
     void theSetupDisclosesTheJavaWarmup() {
         String md = new PerformanceReport(BenchReport.environment("java_warmup=5000\n"), List.of()).markdown();
         assertTrue(md.contains("| Java warm-up | 5000 untimed iterations of the same test before the timed ones, in "
