@@ -282,7 +282,7 @@ final class PerfSession implements AutoCloseable {
             this.iters = iters;
             this.timed = timed;
             this.watchStop = timed && !client;
-            this.deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
+            this.deadline = deadline();
             this.pollAt = area + size - 1;
             this.postAt = size - 1;
         }
@@ -346,7 +346,7 @@ final class PerfSession implements AutoCloseable {
         configureOneSided(size);
         data.signaled(true);
         int iters = timed ? Integer.MAX_VALUE : count;
-        long deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
+        long deadline = deadline();
         long first = System.nanoTime();
         int done = 0;
         while (done < iters && oneSidedStep(done, timed, deadline)) {
@@ -440,7 +440,7 @@ final class PerfSession implements AutoCloseable {
             this.perMessage = !timed && !options.noPeak();
             this.limit = timed ? Long.MAX_VALUE : count;
             this.nextSignaled = Math.min(cqMod, limit) - 1;
-            this.deadline = System.nanoTime() + options.seconds() * 1_000_000_000L;
+            this.deadline = deadline();
         }
 
         /** Up to {@link #STEPS} steps, fewer at the end; whether the run goes on. Its caller loops seldom. */
@@ -544,6 +544,11 @@ final class PerfSession implements AutoCloseable {
             qp.postReceive(receive);
         }
         return n;
+    }
+
+    /** When a timed run (-D) that starts now ends. */
+    private long deadline() {
+        return System.nanoTime() + options.seconds() * 1_000_000_000L;
     }
 
     /** Posts {@code data} and busy-polls its completion: perftest's latency loops do so before awaiting the peer. */
