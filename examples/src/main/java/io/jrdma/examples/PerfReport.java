@@ -141,6 +141,9 @@ final class PerfReport {
             } else {
                 sb.append(String.format(Locale.ROOT, ",\"t_avg_usec\":%.3f", r.avgMicros()));
             }
+            if (r.retries() >= 0) {
+                sb.append(",\"transport_retries\":").append(r.retries());
+            }
             sb.append('}');
         }
         return sb.append("]}").toString();

@@ -14,24 +14,30 @@ package io.jrdma.examples;
  * @param avgMicros  average latency in duration mode, or NaN
  * @param bandwidth  bandwidth, or {@code null}
  * @param warmup     untimed iterations this side ran at this size before the measured ones
+ * @param retries    the device's transport retries during the measured run ({@link TransportRetries}), or -1
  */
 record PerfResult(int size, long iterations, LatencyStatistics latency, double avgMicros,
-                  BandwidthStatistics bandwidth, long warmup) {
+                  BandwidthStatistics bandwidth, long warmup, long retries) {
 
     static PerfResult latency(int size, long iterations, LatencyStatistics s) {
-        return new PerfResult(size, iterations, s, Double.NaN, null, 0);
+        return new PerfResult(size, iterations, s, Double.NaN, null, 0, -1);
     }
 
     static PerfResult averageLatency(int size, long iterations, double avgMicros) {
-        return new PerfResult(size, iterations, null, avgMicros, null, 0);
+        return new PerfResult(size, iterations, null, avgMicros, null, 0, -1);
     }
 
     static PerfResult bandwidth(int size, long iterations, BandwidthStatistics b) {
-        return new PerfResult(size, iterations, null, Double.NaN, b, 0);
+        return new PerfResult(size, iterations, null, Double.NaN, b, 0, -1);
     }
 
     /** This result, preceded by {@code n} untimed iterations. */
     PerfResult withWarmup(long n) {
-        return new PerfResult(size, iterations, latency, avgMicros, bandwidth, n);
+        return new PerfResult(size, iterations, latency, avgMicros, bandwidth, n, retries);
+    }
+
+    /** This result, with {@code n} transport retries during its measured run (-1: unknown). */
+    PerfResult withRetries(long n) {
+        return new PerfResult(size, iterations, latency, avgMicros, bandwidth, warmup, n);
     }
 }

@@ -75,6 +75,7 @@ final class PerfSession implements AutoCloseable {
     private final PerfOptions options;
     private final PerfLink link;
     private final PerfReport report;
+    private final TransportRetries retries;
     private final PrintStream progress;
     private final PerfTest test;
     private final boolean client;
@@ -125,6 +126,7 @@ final class PerfSession implements AutoCloseable {
         this.stamps = new long[stamped];
         this.completedAt = new long[perMessage && !test.latency() ? stamped : 1];
         var ctx = link.context();
+        retries = TransportRetries.of(ctx.device().name());
         pd = ctx.allocateProtectionDomain();
         try {
             sendCq = ctx.createCompletionQueue(options.txDepth() + 4);
@@ -178,7 +180,9 @@ final class PerfSession implements AutoCloseable {
                 }
                 barrier(false);
             }
+            long retriesBefore = retries.read();
             PerfResult r = measure(size, options.iterations(), options.seconds() > 0);
+            long retried = retries.since(retriesBefore);
             if (client && !test.latency()) {
                 sendResults(r);
             }
@@ -187,7 +191,7 @@ final class PerfSession implements AutoCloseable {
                 r = receivedResults(size);
             }
             if (r != null) {
-                report.add(r.withWarmup(warmedUp));
+                report.add(r.withWarmup(warmedUp).withRetries(retried));
             }
         }
         if (progress != null) {

@@ -59,10 +59,12 @@ class PerfReportTest {
                 new PrintStream(bytes, true));
         json.banner("rxe0", "Ethernet", 1);
         json.add(PerfResult.latency(2, 1000, new LatencyStatistics(1, 9, 2, 2.5, 0.5, 8, 9)).withWarmup(5000));
+        json.add(PerfResult.averageLatency(8, 10, 4).withWarmup(5000).withRetries(3));
         json.finish();
         assertEquals("{\"test\":\"write-lat\",\"device\":\"rxe0\",\"rdma_cm\":false,\"warmup\":5000,\"results\":"
                 + "[{\"bytes\":2,\"iterations\":1000,\"warmup_iterations\":5000,\"t_min_usec\":1.000,\"t_max_usec\":9.000,\"t_typical_usec\":2.000,"
-                + "\"t_avg_usec\":2.500,\"t_stdev_usec\":0.500,\"p99_usec\":8.000,\"p99_9_usec\":9.000}]}\n",
+                + "\"t_avg_usec\":2.500,\"t_stdev_usec\":0.500,\"p99_usec\":8.000,\"p99_9_usec\":9.000},"
+                + "{\"bytes\":8,\"iterations\":10,\"warmup_iterations\":5000,\"t_avg_usec\":4.000,\"transport_retries\":3}]}\n",
                 bytes.toString());
     }
 }

@@ -92,8 +92,13 @@ class PerfDeviceTest {
 
     @Test
     void readBandwidthAsJson(Context ctx) throws Exception {
+        // Soft-RoCE's count of transport retries; the tool reports the part of it its measured run caused.
+        Path retryCounter = Path.of("/sys/class/infiniband", ctx.device().name(),
+                "ports/1/hw_counters/completer_retry_err");
+        long retriesBefore = Long.parseLong(Files.readString(retryCounter).strip());
         Pair p = run(ctx, 18709, false, "read-bw", "--json", "--report_gbits", "-n", "100", "-s", "8192",
                 "--warmup", "0");
+        long retriesDuring = Long.parseLong(Files.readString(retryCounter).strip()) - retriesBefore;
         String json = p.client().output().strip();
         assertTrue(json.startsWith("{\"test\":\"read-bw\",\"device\":\"") && json.endsWith("}]}"), p.logs());
         assertEquals(1, json.lines().count(), "one JSON document and nothing else\n" + p.logs());
@@ -104,6 +109,9 @@ class PerfDeviceTest {
         for (String key : List.of("bw_peak_gbit_per_sec", "bw_average_gbit_per_sec", "msg_rate_mpps")) {
             assertTrue(Double.parseDouble(field(json, key)) > 0, key + "\n" + p.logs());
         }
+        long reported = Long.parseLong(field(json, "transport_retries"));
+        assertTrue(reported >= 0 && reported <= retriesDuring,
+                reported + " retries reported, " + retriesDuring + " during the whole run\n" + p.logs());
     }
 
     /**

@@ -37,7 +37,8 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
             Map.entry("java_command", "Java command"),
             Map.entry("date", "Date"), Map.entry("wall", "Wall time"),
             Map.entry("retries",
-                    "Runs with transport retries, whole run, Java's warm-up included (each waits for rxe's ACK timeout)"),
+                    "Runs with transport retries, whole run, Java's warm-up included; in brackets Java's measured run "
+                            + "alone (each retry waits for rxe's ACK timeout)"),
             Map.entry("left_out", "Runs left out (failed)"));
 
     public PerformanceReport {
