@@ -60,6 +60,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FaultsDeviceTest {
     private static final Duration T = Duration.ofSeconds(30);
     private static final int RECEIVES = 16;
+    /** Receives posted once the peer is dead: nothing can consume them, so they must flush. */
+    private static final int LATE = 4;
     private static final int SLOT = 8192;
 
     @Test
@@ -83,8 +85,8 @@ class FaultsDeviceTest {
                 ProtectionDomain pd = ctx.allocateProtectionDomain();
                 CompletionQueue cq = ctx.createCompletionQueue(64);
                 QueuePair qp = id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq)
-                        .capacity(8, RECEIVES));
-                MemoryRegion mr = pd.allocate((long) RECEIVES * SLOT, Access.LOCAL_WRITE);
+                        .capacity(8, RECEIVES + LATE));
+                MemoryRegion mr = pd.allocate((long) (RECEIVES + LATE) * SLOT, Access.LOCAL_WRITE);
                 ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
                 for (int i = 0; i < RECEIVES; i++) {
                     qp.postReceive(rr.reset().id(i).add(mr, (long) i * SLOT, SLOT));
@@ -98,14 +100,19 @@ class FaultsDeviceTest {
                 }
 
                 child.destroyForcibly().waitFor();
+                // The streaming peer may have filled every receive before it died; these it cannot have.
+                for (int i = RECEIVES; i < RECEIVES + LATE; i++) {
+                    qp.postReceive(rr.reset().id(i).add(mr, (long) i * SLOT, SLOT));
+                }
                 qp.postSend(new SendWorkRequest(1).id(100).opcode(SendOpcode.SEND).signaled(true).add(mr, 0, 64));
                 // The dying process's connection manager says goodbye; answering moves the queue pair to ERR.
                 id.await(Duration.ofSeconds(90), CmEventType.DISCONNECTED);
                 id.disconnect();
                 assertEquals(QpState.ERR, qp.state());
 
-                int outstanding = RECEIVES;
+                int outstanding = RECEIVES + LATE;
                 int flushed = 0;
+                int lateFlushed = 0;
                 WcStatus send = null;
                 WorkCompletions wcs = new WorkCompletions(8);
                 long deadline = System.nanoTime() + T.toNanos();
@@ -117,11 +124,13 @@ class FaultsDeviceTest {
                         } else {
                             outstanding--;
                             flushed += wcs.status(i) == WcStatus.SUCCESS ? 0 : 1;
+                            lateFlushed += wcs.id(i) >= RECEIVES && wcs.status(i) == WcStatus.WR_FLUSH_ERR ? 1 : 0;
                         }
                     }
                 }
                 assertEquals(0, outstanding, "every posted receive completes");
                 assertTrue(flushed > 0, "the receives still posted flush with an error status");
+                assertEquals(LATE, lateFlushed, "every receive posted after the peer died flushes");
                 assertNotNull(send, "the send to the dead peer completes");
                 assertTrue(send == WcStatus.WR_FLUSH_ERR || send == WcStatus.RETRY_EXC_ERR, send.description());
                 assertEquals(0, cq.poll(wcs), "nothing more");
