@@ -41,12 +41,18 @@ public record RunProfile(String name, Measurement result, double from, double to
      */
     static final double BUSY_SHARE = 0.2;
     static final double KERNEL_SHARE = 0.8;
+    /**
+     * ... and at least this share of its samples were in rxe's own functions ({@code rxe_*}): the JVM's exit
+     * (unmapping its heap, writing the perf map) is kernel-bound too, but runs none of them.
+     */
+    static final double RXE_SHARE = 0.05;
     /** Busy bins at most this far apart (seconds) belong to the same run: a reader is sometimes preempted. */
     static final double JOIN = 0.4;
 
     /**
      * Finds the measured run in {@code client}'s samples: the last stretch of busy, kernel-bound bins of its busiest
-     * thread (jrdma perf's warm-up comes before it, separated by the wait for an idle JIT; perftest has none).
+     * thread that run rxe (jrdma perf's warm-up comes before it, separated by the wait for an idle JIT; perftest has
+     * none).
      *
      * @throws IllegalArgumentException when no bin qualifies
      */
@@ -55,20 +61,22 @@ public record RunProfile(String name, Measurement result, double from, double to
         int main = client.stream().collect(Collectors.groupingBy(CpuSample::tid, Collectors.counting()))
                 .entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow(
                         () -> new IllegalArgumentException(name + ": no client samples")).getKey();
-        Map<Long, int[]> bins = new HashMap<>();   // bin -> {samples, kernel samples}
+        Map<Long, int[]> bins = new HashMap<>();   // bin -> {samples, kernel samples, rxe samples}
         for (CpuSample s : client) {
             if (s.tid() == main) {
-                int[] b = bins.computeIfAbsent((long) Math.floor(s.seconds() * BINS_PER_SECOND), k -> new int[2]);
+                int[] b = bins.computeIfAbsent((long) Math.floor(s.seconds() * BINS_PER_SECOND), k -> new int[3]);
                 b[0]++;
                 b[1] += s.kind() == Kind.KERNEL ? 1 : 0;
+                b[2] += s.kind() == Kind.KERNEL && s.symbol().startsWith("rxe_") ? 1 : 0;
             }
         }
         double busy = BUSY_SHARE * frequency / BINS_PER_SECOND;
         List<Long> loop = bins.entrySet().stream()
-                .filter(e -> e.getValue()[0] >= busy && e.getValue()[1] >= KERNEL_SHARE * e.getValue()[0])
+                .filter(e -> e.getValue()[0] >= busy && e.getValue()[1] >= KERNEL_SHARE * e.getValue()[0]
+                        && e.getValue()[2] >= RXE_SHARE * e.getValue()[0])
                 .map(Map.Entry::getKey).sorted().toList();
         if (loop.isEmpty()) {
-            throw new IllegalArgumentException(name + ": no busy, kernel-bound stretch in the client's samples");
+            throw new IllegalArgumentException(name + ": no busy, kernel-bound stretch running rxe in the client's samples");
         }
         long last = loop.getLast();
         long first = last;

@@ -39,22 +39,24 @@ class ProfileReportTest {
     }
 
     @Test
-    void findsTheLastBusyKernelBoundStretchAsTheMeasuredRun() {
+    void findsTheLastBusyKernelBoundStretchRunningRxeAsTheMeasuredRun() {
         List<CpuSample> client = new ArrayList<>();
         add(client, 10, 0.0, 1.0, 1000, "ld-linux-x86-64.so.2");   // start-up, in user space
-        add(client, 10, 1.0, 2.0, 700, "[kernel.kallsyms]");       // warm-up
+        add(client, 10, 1.0, 2.0, 700, "rxe_requester", "[kernel.kallsyms]");   // warm-up
         add(client, 10, 2.0, 4.0, 4, "libjvm.so");                 // waiting for the JIT
-        add(client, 10, 4.0, 6.0, 650, "[kernel.kallsyms]");       // measured
+        add(client, 10, 4.0, 6.0, 600, "[kernel.kallsyms]");       // measured
+        add(client, 10, 4.01, 6.0, 50, "rxe_responder", "[kernel.kallsyms]");
         add(client, 10, 4.05, 6.0, 30, "perf-7.map");
         add(client, 11, 4.0, 6.0, 10, "libjvm.so");                // another thread of the client
         add(client, 10, 6.0, 6.5, 900, "libjvm.so");               // exit
+        add(client, 10, 6.5, 6.8, 500, "[kernel.kallsyms]");       // its unmapping: kernel, but no rxe
         List<CpuSample> server = new ArrayList<>();
         add(server, 20, 0.0, 8.0, 5, "libjvm.so");
         RunProfile p = RunProfile.of("Java 1", Measurement.latency(64, 50), client, server, 20000, 1000);
         assertEquals(4.0, p.from(), 1e-9);
         assertEquals(6.0, p.to(), 1e-9);
         int all = p.client().size();
-        assertEquals(2 * 650 + 2 * 30 + 2 * 10, all, 2);
+        assertEquals(2 * 650 + 2 * 30 + 2 * 10, all, 3);
         assertEquals(all - 20, p.mainThread(), 2);
         assertEquals(10, p.server(), 1);
         assertEquals(all * 1000.0 / 20000, p.cpuMicrosPerOperation(), 1e-9);
@@ -98,11 +100,16 @@ class ProfileReportTest {
         assertTrue(md.contains("| `boolean io.jrdma.X.step()` | 0.0% | 11.1% |"), md);
     }
 
-    /** {@code n} samples of one thread spread over [from, to) seconds. */
+    /** Samples of one thread in function "f", {@code perSecond} of them spread over [from, to) seconds. */
     private static void add(List<CpuSample> into, int tid, double from, double to, int perSecond, String dso) {
+        add(into, tid, from, to, perSecond, "f", dso);
+    }
+
+    private static void add(List<CpuSample> into, int tid, double from, double to, int perSecond, String symbol,
+                            String dso) {
         int n = (int) Math.round((to - from) * perSecond);
         for (int i = 0; i < n; i++) {
-            into.add(new CpuSample(tid, from + (to - from) * i / n, "f", dso));
+            into.add(new CpuSample(tid, from + (to - from) * i / n, symbol, dso));
         }
     }
 
