@@ -150,7 +150,7 @@ public final class ProfileReport {
 
     private static String share(List<RunProfile> runs, List<Kind> kinds) {
         int all = runs.stream().mapToInt(r -> r.client().size()).sum();
-        int some = runs.stream().mapToInt(r -> kinds.stream().mapToInt(k -> r.byKind().get(k)).sum()).sum();
+        int some = runs.stream().map(RunProfile::byKind).mapToInt(m -> kinds.stream().mapToInt(m::get).sum()).sum();
         return percent(some, all);
     }
 

@@ -76,7 +76,8 @@ public record RunProfile(String name, Measurement result, double from, double to
                         && e.getValue()[2] >= RXE_SHARE * e.getValue()[0])
                 .map(Map.Entry::getKey).sorted().toList();
         if (loop.isEmpty()) {
-            throw new IllegalArgumentException(name + ": no busy, kernel-bound stretch running rxe in the client's samples");
+            throw new IllegalArgumentException(
+                    name + ": no busy, kernel-bound stretch running rxe in the client's samples");
         }
         long last = loop.getLast();
         long first = last;
