@@ -10,8 +10,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Where one read-lat client spent its measured run, from perf's {@code cpu-clock} samples of the client process and
- * of its server, taken at {@code frequency} Hz.
+ * Where one client (read-lat, write-bw or send-bw) spent its measured run, from perf's {@code cpu-clock} samples of
+ * the client process and of its server, taken at {@code frequency} Hz.
  *
  * <pre>{@code
  * RunProfile p = RunProfile.of("java 1", result, CpuSample.parse(client), CpuSample.parse(server), 20000, 1000);
@@ -19,13 +19,13 @@ import java.util.stream.Collectors;
  * }</pre>
  *
  * @param name        the run, e.g. {@code "C 1"}
- * @param result      the typical latency the tool reported
+ * @param result      what the tool reported: typical latency, or bandwidth and message rate
  * @param from        start of the measured run, in perf's clock (seconds)
  * @param to          its end
- * @param operations  reads in the measured run
+ * @param operations  reads or messages in the measured run
  * @param frequency   samples a second of one busy CPU
  * @param client      the client's samples in the measured run, all its threads
- * @param mainThread  those of its busiest thread, the one that reads
+ * @param mainThread  those of its busiest thread, the one that posts and polls
  * @param server      the server's samples in the same time
  */
 public record RunProfile(String name, Measurement result, double from, double to, int operations, int frequency,
@@ -92,7 +92,10 @@ public record RunProfile(String name, Measurement result, double from, double to
         return new RunProfile(name, result, from, to, operations, frequency, in, mainThread, serverIn);
     }
 
-    /** The client's CPU time per read in the measured run, all its threads, in microseconds of the guest's clock. */
+    /**
+     * The client's CPU time per read or message in the measured run, all its threads, in microseconds of the guest's
+     * clock.
+     */
     public double cpuMicrosPerOperation() {
         return client.size() * 1e6 / frequency / operations;
     }

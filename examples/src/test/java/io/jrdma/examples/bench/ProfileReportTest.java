@@ -75,29 +75,76 @@ class ProfileReportTest {
 
     @Test
     void writesTheReportFromAResultsDirectory(@TempDir Path dir) throws IOException {
-        Files.writeString(dir.resolve("env.txt"), "date=2026-11-23\nsize=64\niterations=1000\nwarmup=500\n"
-                + "frequency=1000\nkernel=6.1.0\n");
-        Path round = Files.createDirectories(dir.resolve("round-1"));
-        Files.writeString(round.resolve("c.txt"), """
+        results(dir, "date=2026-11-23\nsize=64\niterations=1000\nwarmup=500\nfrequency=1000\nkernel=6.1.0\n", """
                  #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]
                  64      1000          18.80          2605.85      64.95    	       70.04       	51.06
-                """);
-        Files.writeString(round.resolve("java.json"), "{\"results\":[{\"bytes\":64,\"t_typical_usec\":62.5}]}");
-        Files.writeString(round.resolve("c.client.perf.txt"), script("ib_read_lat", "rxe_responder",
-                "[kernel.kallsyms]", 0.2));
-        Files.writeString(round.resolve("java.client.perf.txt"), script("java", "rxe_responder", "[kernel.kallsyms]",
-                0.3) + script("java", "boolean io.jrdma.X.step()", "/tmp/perf-5.map", 0.3));
-        Files.writeString(round.resolve("c.server.perf.txt"), "");
-        Files.writeString(round.resolve("java.server.perf.txt"), "");
+                """, "{\"results\":[{\"bytes\":64,\"t_typical_usec\":62.5}]}",
+                script("ib_read_lat", "rxe_responder", "[kernel.kallsyms]", 0.2),
+                script("java", "rxe_responder", "[kernel.kallsyms]", 0.3)
+                        + script("java", "boolean io.jrdma.X.step()", "/tmp/perf-5.map", 0.3));
         List<RunProfile> runs = ProfileReport.collect(dir, BenchReport.environment(
                 Files.readString(dir.resolve("env.txt"))));
         assertEquals(List.of("C 1", "Java 1"), runs.stream().map(RunProfile::name).toList());
         String md = ProfileReport.markdown(BenchReport.environment(Files.readString(dir.resolve("env.txt"))), runs);
-        assertTrue(md.contains("| C 1 | 64.95 | 0.2 | 160.0 | 100.0% |"), md);
-        assertTrue(md.contains("| Java 1 | 62.50 | 0.3 | 270.0 | 88.9% | 0.0% | 0.0% | 11.1% |"), md);
-        assertTrue(md.contains("Median typical latency: C 64.95 µs, Java 62.50 µs (Java/C 0.96)"), md);
-        assertTrue(md.contains("| `rxe_responder` | 100.0% | 88.9% |"), md);
-        assertTrue(md.contains("| `boolean io.jrdma.X.step()` | 0.0% | 11.1% |"), md);
+        assertContains(md,
+                "| C 1 | 64.95 | 0.2 | 160.0 | 100.0% |",
+                "| Java 1 | 62.50 | 0.3 | 270.0 | 88.9% | 0.0% | 0.0% | 11.1% |",
+                "Median typical latency: C 64.95 µs, Java 62.50 µs (Java/C 0.96)",
+                "| `rxe_responder` | 100.0% | 88.9% |",
+                "| `boolean io.jrdma.X.step()` | 0.0% | 11.1% |",
+                "# Where a read's time goes: jrdma perf and ib_read_lat under perf",
+                "read-lat at 64 B, 1000 reads a run",
+                "at least 20% of the time");
+    }
+
+    @Test
+    void writesABandwidthReportNamedAfterItsTest(@TempDir Path dir) throws IOException {
+        results(dir, "date=2026-11-23\ntest=write-bw\nsize=64\niterations=50000\nwarmup=100000\nfrequency=1000\n",
+                """
+                 #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+                 64         50000            0.00               3.37                 0.055214
+                """, "{\"results\":[{\"bytes\":64,\"bw_average_mb_per_sec\":2.80,\"msg_rate_mpps\":0.045875}]}",
+                script("ib_write_bw", "rxe_requester", "[kernel.kallsyms]", 1.0),
+                script("java", "rxe_requester", "[kernel.kallsyms]", 1.25));
+        Path docs = dir.resolve("docs");
+        ProfileReport.main(new String[] {dir.toString(), docs.toString()});
+        String md = Files.readString(docs.resolve("profile-write-bw.md"));
+        assertContains(md,
+                "# Where a message's time goes: jrdma perf and ib_write_bw under perf",
+                "write-bw at 64 B, 50000 messages a run (jrdma perf first runs 100000 untimed)",
+                "both ends of a write run in the one kernel",
+                "| Run | MB/s | Measured s | Client CPU µs per message |",
+                "| C 1 | 3.37 | 1.0 | 16.0 | 100.0% |",
+                "| Java 1 | 2.80 | 1.3 | 20.0 | 100.0% |",
+                "Median bandwidth: C 3.37 MB/s, Java 2.80 MB/s (Java/C 0.83)",
+                "(ib_write_bw, libc and the rest for C;");
+    }
+
+    @Test
+    void refusesAnUnknownTest(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("env.txt"), "test=read-bw\niterations=10\nfrequency=1000\n");
+        Files.createDirectories(dir.resolve("round-1"));
+        assertThrows(IllegalArgumentException.class,
+                () -> ProfileReport.main(new String[] {dir.toString(), dir.resolve("docs").toString()}));
+    }
+
+    private static void assertContains(String md, String... parts) {
+        for (String part : parts) {
+            assertTrue(md.contains(part), () -> "no '" + part + "' in:\n" + md);
+        }
+    }
+
+    /** A results directory of one round, as {@code scripts/profile} leaves it; the servers left no samples. */
+    private static void results(Path dir, String env, String c, String java, String cClient, String javaClient)
+            throws IOException {
+        Files.writeString(dir.resolve("env.txt"), env);
+        Path round = Files.createDirectories(dir.resolve("round-1"));
+        Files.writeString(round.resolve("c.txt"), c);
+        Files.writeString(round.resolve("java.json"), java);
+        Files.writeString(round.resolve("c.client.perf.txt"), cClient);
+        Files.writeString(round.resolve("java.client.perf.txt"), javaClient);
+        Files.writeString(round.resolve("c.server.perf.txt"), "");
+        Files.writeString(round.resolve("java.server.perf.txt"), "");
     }
 
     /** Samples of one thread in function "f", {@code perSecond} of them spread over [from, to) seconds. */
