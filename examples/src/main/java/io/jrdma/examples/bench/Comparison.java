@@ -97,6 +97,14 @@ public final class Comparison {
         return rows;
     }
 
+    /**
+     * The fewest rounds any size has on either side: fewer than the run's rounds where a run failed or the benchmark
+     * was stopped early.
+     */
+    public int fewestRounds() {
+        return rows().stream().mapToInt(r -> Math.min(r.c().size(), r.java().size())).min().orElse(0);
+    }
+
     /** The median of {@code values} (the mean of the middle two for an even count). */
     static double median(double[] values) {
         if (values.length == 0) {

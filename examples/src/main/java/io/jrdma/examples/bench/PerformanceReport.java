@@ -80,8 +80,13 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
             }
         }
         md.append("\n![Latency and bandwidth by message size, Java and C](performance.png)\n");
+        String rounds = environment.getOrDefault("rounds", "");
         for (Comparison c : tests) {
             md.append("\n## ").append(c.test()).append("\n\n");
+            if (rounds.matches("\\d+") && c.fewestRounds() < Integer.parseInt(rounds)) {
+                md.append(String.format(Locale.ROOT, "Some sizes have %d of the %s rounds: the others left no "
+                        + "result.%n%n", c.fewestRounds(), rounds));
+            }
             table(md, c);
         }
         return md.toString();

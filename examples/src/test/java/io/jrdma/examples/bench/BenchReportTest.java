@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -154,5 +155,27 @@ class BenchReportTest {
         assertTrue(md.contains("Runs left out (failed) | 1: round-1/java_write-bw_4096.json"), md);
         BufferedImage png = javax.imageio.ImageIO.read(dir.resolve("docs/performance.png").toFile());
         assertEquals(1120, png.getWidth());
+    }
+
+    @Test
+    void aRunStoppedEarlySaysWhichTestsHaveFewerRoundsAndStillListsItsRetries(@TempDir Path dir)
+            throws IOException {
+        Path results = dir.resolve("results");
+        for (int r = 1; r <= 2; r++) {
+            Path round = Files.createDirectories(results.resolve("round-" + r));
+            Files.writeString(round.resolve("c_write-bw_4096.txt"), C_BW);
+            Files.writeString(round.resolve("java_write-bw_4096.json"), JAVA_BW);
+        }
+        Files.writeString(results.resolve("round-1/c_write-lat_64.txt"), C_LAT);
+        Files.writeString(results.resolve("round-1/java_write-lat_64.json"), JAVA_LAT);
+        Files.writeString(results.resolve("env.txt"), "rounds=2\n");   // no retries line: the run did not end
+        Files.writeString(results.resolve("retries.txt"),
+                "C write-bw 4096 B round 1: 3\nJava write-bw 4096 B round 2: 4 (measured run: 1)\n");
+        BenchReport.main(new String[] {results.toString(), dir.resolve("docs").toString()});
+        String md = Files.readString(dir.resolve("docs/performance.md"));
+        assertTrue(md.contains("## write-lat\n\nSome sizes have 1 of the 2 rounds: the others left no result."), md);
+        assertFalse(md.contains("## write-bw\n\nSome sizes"), md);
+        assertTrue(md.contains("(each retry waits for rxe's ACK timeout) | C write-bw 4096 B round 1: 3; "
+                + "Java write-bw 4096 B round 2: 4 (measured run: 1) |"), md);
     }
 }
