@@ -17,8 +17,8 @@ import java.util.stream.Stream;
  * Turns the results directory of {@code scripts/bench} into {@code performance.md} and {@code performance.png}.
  * The directory holds {@code env.txt} ({@code key=value} lines about the run) and one file per run:
  * {@code round-R/c_TEST_SIZE.txt} (perftest's output) or {@code round-R/java_TEST_SIZE.json} ({@code jrdma perf
- * --json}), and {@code retries.txt} (the runs with transport retries, one a line). A run that left no result (it
- * failed or timed out) is left out and counted on the page.
+ * --json}), and {@code retries.txt} (the runs with transport retries so far, one a line; none where it is absent).
+ * A run that left no result (it failed or timed out) is left out and counted on the page.
  *
  * <pre>{@code
  * java -cp jrdma-examples.jar io.jrdma.examples.bench.BenchReport target/bench docs
@@ -41,10 +41,8 @@ public final class BenchReport {
         Path docs = Path.of(args[1]);
         Map<String, String> env = environment(Files.readString(results.resolve("env.txt")));
         Path retries = results.resolve("retries.txt");
-        if (!env.containsKey("retries") && Files.exists(retries)) {
-            // scripts/bench lists them when it ends; a run cut short left the list alone.
-            env.put("retries", String.join("; ", Files.readAllLines(retries)));
-        }
+        List<String> retried = Files.exists(retries) ? Files.readAllLines(retries) : List.of();
+        env.put("retries", retried.isEmpty() ? "none" : String.join("; ", retried));
         List<String> leftOut = new ArrayList<>();
         List<Comparison> tests = collect(results, leftOut);
         if (!leftOut.isEmpty()) {

@@ -83,9 +83,10 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
         String rounds = environment.getOrDefault("rounds", "");
         for (Comparison c : tests) {
             md.append("\n## ").append(c.test()).append("\n\n");
-            if (rounds.matches("\\d+") && c.fewestRounds() < Integer.parseInt(rounds)) {
+            int fewest = c.fewestRounds();
+            if (rounds.matches("\\d+") && fewest < Integer.parseInt(rounds)) {
                 md.append(String.format(Locale.ROOT, "Some sizes have %d of the %s rounds: the others left no "
-                        + "result.%n%n", c.fewestRounds(), rounds));
+                        + "result.%n%n", fewest, rounds));
             }
             table(md, c);
         }

@@ -71,7 +71,7 @@ public final class ProfileReport {
         }
 
         double result(RunProfile r) {
-            return this == READ_LAT ? r.result().typicalMicros() : r.result().mbPerSecond();
+            return r.result().isLatency() ? r.result().typicalMicros() : r.result().mbPerSecond();
         }
     }
 
@@ -161,9 +161,10 @@ public final class ProfileReport {
                     r.millis(r.server())));
         }
         md.append("\n## Reading\n\n");
+        double cResult = median(c, test::result);
+        double javaResult = median(java, test::result);
         md.append(String.format(Locale.ROOT, "- %s: C %.2f %s, Java %.2f %s (Java/C %.2f).%n", test.resultReading,
-                median(c, test::result), test.unit, median(java, test::result), test.unit,
-                median(java, test::result) / median(c, test::result)));
+                cResult, test.unit, javaResult, test.unit, javaResult / cResult));
         md.append(String.format(Locale.ROOT, "- Client CPU per %s (median): C %.1f µs, Java %.1f µs.%n",
                 test.operation, median(c, RunProfile::cpuMicrosPerOperation),
                 median(java, RunProfile::cpuMicrosPerOperation)));
