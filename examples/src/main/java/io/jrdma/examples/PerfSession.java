@@ -124,10 +124,9 @@ final class PerfSession implements AutoCloseable {
         this.area = Math.max(64, (options.maxSize() + 63) & ~63);
         this.control = 2L * area;
         this.rxDepth = test.verb() != PerfTest.Verb.SEND ? 1 : test.latency() ? RX_DEPTH_LAT : RX_DEPTH_BW;
-        boolean timed = options.seconds() > 0;
         boolean perMessage = test.latency() || !options.noPeak();
         // The warm-up runs by count (never by time) and stamps like a measured run, which it is, untimed.
-        int stamped = Math.max(perMessage && !timed ? options.iterations() : 1, perMessage ? options.warmup() : 1);
+        int stamped = perMessage ? Math.max(1, options.mostIterations()) : 1;
         this.stamps = new long[stamped];
         this.completedAt = new long[perMessage && !test.latency() ? stamped : 1];
         var ctx = link.context();
@@ -174,9 +173,10 @@ final class PerfSession implements AutoCloseable {
             prepare(size);
             barrier(false);
             long warmedUp = 0;
-            int parts = Math.min(WARMUP_PARTS, options.warmup());
+            int warmup = options.warmup(size);
+            int parts = Math.min(WARMUP_PARTS, warmup);
             for (int part = 0; part < parts; part++) {
-                int n = options.warmup() / parts + (part < options.warmup() % parts ? 1 : 0);
+                int n = warmup / parts + (part < warmup % parts ? 1 : 0);
                 PerfResult w = measure(size, n, false);
                 warmedUp += w == null ? n : w.iterations();
                 prepare(size);   // the ping-pongs' counters start again from zero
@@ -189,7 +189,7 @@ final class PerfSession implements AutoCloseable {
                 barrier(false);
             }
             long retriesBefore = retries.read();
-            PerfResult r = measure(size, options.iterations(), options.seconds() > 0);
+            PerfResult r = measure(size, options.iterations(size), options.seconds() > 0);
             long retried = retries.since(retriesBefore);
             if (client && !test.latency()) {
                 sendResults(r);

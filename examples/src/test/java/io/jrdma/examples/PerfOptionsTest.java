@@ -54,6 +54,38 @@ class PerfOptionsTest {
     }
 
     @Test
+    void sizesListsSizesInOrderEachWithItsOwnCount() {
+        PerfOptions o = parse("write-bw", "--sizes", "4096:16384,64:50000,1048576", "-n", "300");
+        assertEquals(List.of(4096, 64, 1048576), o.sizes());
+        assertEquals(16384, o.iterations(4096));
+        assertEquals(50000, o.iterations(64));
+        assertEquals(300, o.iterations(1048576));
+        assertTrue(o.noPeak(), "above 20000 iterations perftest leaves the peak out, for every size");
+        assertEquals(50000, o.mostIterations(), "what the stamps must hold: the largest count or warm-up");
+        assertEquals(List.of(2, 8), parse("write-lat", "--sizes=2,8").sizes());
+        assertFalse(parse("write-lat", "--sizes=2,8").setup().equals(parse("write-lat", "--sizes=2:9,8").setup()));
+        assertEquals("perf: -s, -a and --sizes each choose the sizes: give one of them",
+                refusal("write-lat", "--sizes", "2", "-s", "2"));
+        assertEquals("perf: --sizes names 2 twice", refusal("write-lat", "--sizes", "2,8,2"));
+        assertEquals("perf: --sizes takes SIZE or SIZE:ITERS items, not '2:5:5'", refusal("write-lat", "--sizes=2:5:5"));
+        assertEquals("perf: --sizes must be 1 to 8388608, not ''", refusal("write-lat", "--sizes=2,,8"));
+        assertEquals("perf: --sizes must be 5 to 100000000, not '1'", refusal("write-lat", "--sizes=2:1"));
+        assertEquals("perf: -D runs for a time: --sizes takes no counts with it",
+                refusal("write-bw", "-D", "2", "--sizes=64:100"));
+        assertEquals("perf: atomics are 8 bytes: no --sizes", refusal("atomic-lat", "--sizes=8"));
+    }
+
+    @Test
+    void aBandwidthWarmupMovesAtMost64MibPerSize() {
+        PerfOptions o = parse("write-bw", "--sizes", "64,1048576", "--warmup", "100000");
+        assertEquals(100000, o.warmup(64));
+        assertEquals(64, o.warmup(1048576));
+        assertEquals(8, parse("write-bw", "-s", "8388608", "--warmup", "100").warmup(8388608));
+        assertEquals(0, parse("write-bw", "--warmup", "0").warmup(65536));
+        assertEquals(100000, parse("write-lat", "-s", "65536", "--warmup", "100000").warmup(65536));
+    }
+
+    @Test
     void sidesWithDifferentWarmupsRefuseEachOther() {
         PerfOptions server = parse("write-lat", "--warmup", "100");
         PerfOptions client = parse("write-lat", "--warmup", "200", "host");
@@ -128,7 +160,7 @@ class PerfOptionsTest {
         assertEquals("perf: -n must be 5 to 100000000, not '2'", refusal("write-lat", "-n", "2"));
         assertEquals("perf: -s must be 1 to 8388608, not '9000000'", refusal("write-bw", "-s", "9000000"));
         assertEquals("perf: -p must be 1 to 65535, not 'x'", refusal("write-bw", "-p", "x"));
-        assertTrue(refusal("write-bw", "-a", "-s", "64").contains("-a runs all sizes"));
+        assertTrue(refusal("write-bw", "-a", "-s", "64").contains("-s, -a and --sizes each choose the sizes"));
         assertTrue(refusal("write-bw", "-D", "2", "-n", "10").contains("give one of them"));
         assertTrue(refusal("atomic-lat", "-s", "64").contains("atomics are 8 bytes"));
         assertTrue(refusal("send-lat", "-t", "4").contains("-t must be 1"));

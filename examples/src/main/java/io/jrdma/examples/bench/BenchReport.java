@@ -17,7 +17,7 @@ import java.util.stream.Stream;
  * Turns the results directory of {@code scripts/bench} into {@code performance.md} and {@code performance.png}.
  * The directory holds {@code env.txt} ({@code key=value} lines about the run) and one file per run:
  * {@code round-R/c_TEST_SIZE.txt} (perftest's output) or {@code round-R/java_TEST_SIZE.json} ({@code jrdma perf
- * --json}), and {@code retries.txt} (the runs with transport retries so far, one a line; none where it is absent).
+ * --json}; {@code java_TEST_all.json} when one run took every size), and {@code retries.txt} (the runs with transport retries so far, one a line; none where it is absent).
  * A run that left no result (it failed or timed out) is left out and counted on the page.
  *
  * <pre>{@code
@@ -27,7 +27,7 @@ import java.util.stream.Stream;
 public final class BenchReport {
     /** The order of the page. */
     static final List<String> TESTS = List.of("write-lat", "send-lat", "read-lat", "write-bw", "send-bw");
-    private static final Pattern RUN = Pattern.compile("(c|java)_([a-z]+-(?:lat|bw))_(\\d+)\\.(txt|json)");
+    private static final Pattern RUN = Pattern.compile("(c|java)_([a-z]+-(?:lat|bw))_(\\d+|all)\\.(txt|json)");
 
     private BenchReport() {
     }

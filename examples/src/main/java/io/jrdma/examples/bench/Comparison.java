@@ -15,8 +15,8 @@ import java.util.function.ToDoubleFunction;
  *
  * <pre>{@code
  * Comparison c = new Comparison("write-lat");
- * c.add(Side.C, Measurement.latency(64, 4010.5));
- * c.add(Side.JAVA, Measurement.latency(64, 4102.0));
+ * c.add(Side.C, Measurement.latency(64, 4010.5, 3990.2));
+ * c.add(Side.JAVA, Measurement.latency(64, 4102.0, 4001.3));
  * c.rows().getFirst().ratio(Measurement::typicalMicros);   // Java / C
  * }</pre>
  */

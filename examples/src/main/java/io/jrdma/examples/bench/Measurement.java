@@ -8,8 +8,8 @@ import java.util.regex.Pattern;
 
 /**
  * One row of a latency or bandwidth result, whichever tool printed it: perftest's text table ({@link #perftest}) or
- * {@code jrdma perf --json} ({@link #jrdmaJson}). Latency rows carry the typical (median) latency, bandwidth rows the
- * average bandwidth and the message rate; what a row does not measure is NaN.
+ * {@code jrdma perf --json} ({@link #jrdmaJson}). Latency rows carry the typical (median) and the least latency,
+ * bandwidth rows the average bandwidth and the message rate; what a row does not measure is NaN.
  *
  * <pre>{@code
  * List<Measurement> rows = Measurement.perftest(Files.readString(Path.of("ib_write_lat.txt")));
@@ -18,21 +18,22 @@ import java.util.regex.Pattern;
  *
  * @param size          message size in bytes
  * @param typicalMicros typical latency in microseconds, or NaN
+ * @param minMicros     least latency in microseconds, or NaN
  * @param mbPerSecond   average bandwidth in MB/s (2^20 bytes a second, as perftest counts), or NaN
  * @param mpps          message rate in millions of messages a second, or NaN
  */
-public record Measurement(int size, double typicalMicros, double mbPerSecond, double mpps) {
+public record Measurement(int size, double typicalMicros, double minMicros, double mbPerSecond, double mpps) {
 
     private static final Pattern JSON_ROW = Pattern.compile("\\{\"bytes\":(\\d+)[^{}]*}");
 
     /** A latency row. */
-    public static Measurement latency(int size, double typicalMicros) {
-        return new Measurement(size, typicalMicros, Double.NaN, Double.NaN);
+    public static Measurement latency(int size, double typicalMicros, double minMicros) {
+        return new Measurement(size, typicalMicros, minMicros, Double.NaN, Double.NaN);
     }
 
     /** A bandwidth row. */
     public static Measurement bandwidth(int size, double mbPerSecond, double mpps) {
-        return new Measurement(size, Double.NaN, mbPerSecond, mpps);
+        return new Measurement(size, Double.NaN, Double.NaN, mbPerSecond, mpps);
     }
 
     /** Whether this is a latency row. */
@@ -68,7 +69,7 @@ public record Measurement(int size, double typicalMicros, double mbPerSecond, do
                 continue;
             }
             int size = Integer.parseInt(f[0]);
-            rows.add(latency ? latency(size, Double.parseDouble(f[4]))
+            rows.add(latency ? latency(size, Double.parseDouble(f[4]), Double.parseDouble(f[2]))
                     : bandwidth(size, Double.parseDouble(f[3]), Double.parseDouble(f[4])));
         }
         if (rows.isEmpty()) {
@@ -78,7 +79,7 @@ public record Measurement(int size, double typicalMicros, double mbPerSecond, do
     }
 
     /**
-     * The rows of {@code jrdma perf --json}: {@code t_typical_usec} for latency, {@code bw_average_mb_per_sec} and
+     * The rows of {@code jrdma perf --json}: {@code t_typical_usec} and {@code t_min_usec} for latency, {@code bw_average_mb_per_sec} and
      * {@code msg_rate_mpps} for bandwidth.
      *
      * @throws IllegalArgumentException when there is no row, or a row has neither
@@ -92,7 +93,7 @@ public record Measurement(int size, double typicalMicros, double mbPerSecond, do
             double typical = field(row, "t_typical_usec");
             double mb = field(row, "bw_average_mb_per_sec");
             if (!Double.isNaN(typical)) {
-                rows.add(latency(size, typical));
+                rows.add(latency(size, typical, field(row, "t_min_usec")));
             } else if (!Double.isNaN(mb)) {
                 rows.add(bandwidth(size, mb, field(row, "msg_rate_mpps")));
             } else {
@@ -112,7 +113,7 @@ public record Measurement(int size, double typicalMicros, double mbPerSecond, do
 
     @Override
     public String toString() {
-        return isLatency() ? String.format(Locale.ROOT, "%d B: %.2f us", size, typicalMicros)
+        return isLatency() ? String.format(Locale.ROOT, "%d B: %.2f us (min %.2f us)", size, typicalMicros, minMicros)
                 : String.format(Locale.ROOT, "%d B: %.2f MB/s, %.6f Mpps", size, mbPerSecond, mpps);
     }
 }

@@ -47,13 +47,13 @@ class BenchReportTest {
 
     @Test
     void readsPerftestsLatencyAndBandwidthTables() {
-        assertEquals(List.of(Measurement.latency(64, 4043.44)), Measurement.perftest(C_LAT));
+        assertEquals(List.of(Measurement.latency(64, 4043.44, 1005.10)), Measurement.perftest(C_LAT));
         assertEquals(List.of(Measurement.bandwidth(4096, 15.50, 0.003968)), Measurement.perftest(C_BW));
     }
 
     @Test
     void readsJrdmaPerfJson() {
-        assertEquals(List.of(Measurement.latency(64, 4200.0)), Measurement.jrdmaJson(JAVA_LAT));
+        assertEquals(List.of(Measurement.latency(64, 4200.0, 1688.84)), Measurement.jrdmaJson(JAVA_LAT));
         assertEquals(List.of(Measurement.bandwidth(4096, 15.0, 0.00384)), Measurement.jrdmaJson(JAVA_BW));
     }
 
@@ -82,16 +82,16 @@ class BenchReportTest {
         assertEquals(10, r.median(Side.JAVA, Measurement::mbPerSecond));
         assertEquals(10.0 / 12, r.ratio(Measurement::mbPerSecond), 1e-12);
         assertEquals(4.0 / 12, r.spread(Side.C, Measurement::mbPerSecond), 1e-12);
-        assertThrows(IllegalArgumentException.class, () -> c.add(Side.C, Measurement.latency(64, 3)));
+        assertThrows(IllegalArgumentException.class, () -> c.add(Side.C, Measurement.latency(64, 3, 2)));
     }
 
     @Test
     void pageShowsRatiosAgainstTargetsAndTheSetup() {
         Comparison lat = new Comparison("write-lat");
-        lat.add(Side.C, Measurement.latency(2, 100));
-        lat.add(Side.JAVA, Measurement.latency(2, 104));
-        lat.add(Side.C, Measurement.latency(65536, 200));
-        lat.add(Side.JAVA, Measurement.latency(65536, 220));
+        lat.add(Side.C, Measurement.latency(2, 100, 90));
+        lat.add(Side.JAVA, Measurement.latency(2, 104, 92));
+        lat.add(Side.C, Measurement.latency(65536, 200, 190));
+        lat.add(Side.JAVA, Measurement.latency(65536, 220, 200));
         Comparison bw = new Comparison("send-bw");
         bw.add(Side.C, Measurement.bandwidth(1 << 20, 20, 0.00002));
         bw.add(Side.JAVA, Measurement.bandwidth(1 << 20, 19.4, 0.0000194));
@@ -101,7 +101,8 @@ class BenchReportTest {
         assertTrue(md.contains("| Rounds | 3 |"), md);
         assertTrue(md.contains("| write-lat | µs | 1.10 | ≤ 1.05 | **no** |"), md);
         assertTrue(md.contains("| send-bw | Mpps | 0.97 | ≥ 0.95 | yes |"), md);
-        assertTrue(md.contains("| 2 B | 100.0 | 104.0 | 1.04 | 0% / 0% |"), md);
+        assertTrue(md.contains("| 2 B | 100.0 | 104.0 | 1.04 | 90.00 | 92.00 | 1.02 | 0% / 0% |"), md);
+        assertFalse(md.contains("| write-lat | min µs"), "the least latency is shown, not a target: " + md);
         assertTrue(md.contains("| 64 KiB | 200.0 | 220.0 | **1.10** |"), md);
         assertTrue(md.contains("| 1 MiB | 20.00 | 19.40 | 0.97 | 0.000020 | 0.000019 | 0.97 |"), md);
     }
@@ -144,9 +145,12 @@ class BenchReportTest {
         Files.writeString(round.resolve("java_write-lat_64.json"), JAVA_LAT);
         Files.writeString(round.resolve("c_write-bw_4096.txt"), C_BW);
         Files.writeString(round.resolve("java_write-bw_4096.json"), "");   // a run that failed
+        Files.writeString(round.resolve("c_read-lat_64.txt"), C_LAT);
+        // One jrdma perf run of every size (--sizes) writes one file for all of them.
+        Files.writeString(round.resolve("java_read-lat_all.json"), JAVA_LAT.replace("write-lat", "read-lat"));
         List<String> leftOut = new ArrayList<>();
         List<Comparison> tests = BenchReport.collect(dir.resolve("results"), leftOut);
-        assertEquals(List.of("write-lat"), tests.stream().map(Comparison::test).toList());
+        assertEquals(List.of("write-lat", "read-lat"), tests.stream().map(Comparison::test).toList());
         assertEquals(List.of("round-1/java_write-bw_4096.json"), leftOut);
 
         BenchReport.main(new String[] {dir.resolve("results").toString(), dir.resolve("docs").toString()});

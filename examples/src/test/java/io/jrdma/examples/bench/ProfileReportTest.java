@@ -52,7 +52,7 @@ class ProfileReportTest {
         add(client, 10, 6.5, 6.8, 500, "[kernel.kallsyms]");       // its unmapping: kernel, but no rxe
         List<CpuSample> server = new ArrayList<>();
         add(server, 20, 0.0, 8.0, 5, "libjvm.so");
-        RunProfile p = RunProfile.of("Java 1", Measurement.latency(64, 50), client, server, 20000, 1000);
+        RunProfile p = RunProfile.of("Java 1", Measurement.latency(64, 50, 40), client, server, 20000, 1000);
         assertEquals(4.0, p.from(), 1e-9);
         assertEquals(6.0, p.to(), 1e-9);
         int all = p.client().size();
@@ -70,7 +70,7 @@ class ProfileReportTest {
         List<CpuSample> client = new ArrayList<>();
         add(client, 10, 0.0, 1.0, 1000, "libjvm.so");
         assertThrows(IllegalArgumentException.class,
-                () -> RunProfile.of("C 1", Measurement.latency(64, 50), client, List.of(), 100, 1000));
+                () -> RunProfile.of("C 1", Measurement.latency(64, 50, 40), client, List.of(), 100, 1000));
     }
 
     @Test
