@@ -42,7 +42,7 @@ class NoncontiguousReportTest {
         assertEquals("send", pairs.getLast().zeroCopy().mode());
         assertEquals(2.0, pairs.getFirst().ratio(), 1e-9);
         String md = NoncontiguousReport.markdown(Map.of("host_cores", "2", "wall", "9 min in the VM"), rows);
-        assertTrue(md.contains("| write | 4 | 0 | 0 | 2.00 | 2.00 to 2.00 |"), md);
+        assertTrue(md.contains("| write | 4 | 0 | 0 | 2.00 | 2.00 to 2.00 | 0 of 8 | 2.00 (2.00 to 2.00) |"), md);
         assertTrue(md.contains("| read | 0 | 4 | 0 | 0.50 | 0.50 to 0.50 |"), md);
         assertTrue(md.contains("| send | 0 | 0 | 4 | 1.00 | 1.00 to 1.00 |"), md);
         assertTrue(md.contains("| Host cores | 2 |"), md);
