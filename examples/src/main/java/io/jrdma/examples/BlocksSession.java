@@ -314,10 +314,10 @@ final class BlocksSession implements AutoCloseable {
     }
 
     /**
-     * A busy wait's step: a spin, then after {@value #SPINS_BEFORE_YIELD} of them a yield. On Soft-RoCE the kernel's
-     * protocol work can be deferred to a softirq thread; while both sides spin on the guest's two CPUs that thread
-     * waited for the scheduler's next tick, and a send's acknowledged round trip took milliseconds instead of
-     * some 200 µs.
+     * A busy wait's step: a spin, then after {@value #SPINS_BEFORE_YIELD} of them a yield, so that the kernel work
+     * Soft-RoCE defers to a softirq thread on this CPU is not held off by a side that only waits. It does not help
+     * when the host itself is short of cores: send, where both sides wait at once, then still has runs whose
+     * messages take milliseconds (docs/noncontiguous.md marks them).
      */
     private static void pause(int spins) {
         if (spins < SPINS_BEFORE_YIELD) {
