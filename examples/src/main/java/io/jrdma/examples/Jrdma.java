@@ -39,6 +39,7 @@ public final class Jrdma {
                 case "pingpong" -> new PingPongCommand(out).run(rest.subList(1, rest.size()));
                 case "rping" -> new RpingCommand(out, err).run(rest.subList(1, rest.size()));
                 case "perf" -> new PerfCommand(out, err).run(rest.subList(1, rest.size()));
+                case "blocks" -> new BlocksCommand(out).run(rest.subList(1, rest.size()));
                 case "stream" -> new StreamCommand(out, err).run(rest.subList(1, rest.size()));
                 default -> {
                     err.println("jrdma: unknown command '" + rest.getFirst() + "'\n" + usage());
@@ -74,6 +75,10 @@ public final class Jrdma {
                 "  perf {send,write,read,atomic}-{lat,bw} [OPTIONS] [SERVER]",
                 "                             perftest-style latency and bandwidth tests (ib_write_lat, ib_send_bw, ...)",
                 "                             with perftest's tables or --json; perf -h lists the options",
+                "  blocks [--block-size B] [--blocks N] [--stride S] [-m MODES] [OPTIONS] [SERVER]",
+                "                             blocks laid out with a stride moved by scatter/gather (gather WRITE,",
+                "                             scatter READ, gather SEND into scatter RECV) against CPU packing: time,",
+                "                             bandwidth and CPU per message, every byte checked; blocks -h for more",
                 "  stream (-s|-c) -a ADDRESS [-p PORT] [-n N] [-S SIZE] [-t SECONDS]",
                 "                             a checked message stream over the CM: the client sends N patterned",
                 "                             messages, the server checks each and answers its CRC-32; -s serves until",

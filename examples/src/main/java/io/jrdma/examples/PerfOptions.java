@@ -69,6 +69,16 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
     /** The options that take a value. */
     private static final String VALUED = "dixsnDptI";
 
+    /**
+     * Options for a {@link PerfLink} alone: other commands ({@code jrdma blocks}) connect their queue pairs the way
+     * perf does. The test fields are write-lat's defaults and mean nothing to the link.
+     */
+    static PerfOptions link(String device, int ibPort, Integer gidIndex, int tcpPort, String server) {
+        PerfTest test = PerfTest.of("write-lat");
+        return new PerfOptions(test, device, ibPort, gidIndex, List.of(test.defaultSize()), test.defaultIterations(),
+                Map.of(), 0, 0, tcpPort, false, false, test.defaultTxDepth(), 0, false, false, server);
+    }
+
     /** Whether this side is the client. */
     boolean client() {
         return server != null;

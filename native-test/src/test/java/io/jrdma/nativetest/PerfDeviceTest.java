@@ -30,7 +30,7 @@ class PerfDeviceTest {
             + "   MsgRate[Mpps]";
 
     /** The server's and the client's run of one test. */
-    private record Pair(ToolRun server, ToolRun client) {
+    record Pair(ToolRun server, ToolRun client) {
         String logs() {
             return "server:\n" + server.output() + "\nclient:\n" + client.output();
         }
@@ -203,7 +203,7 @@ class PerfDeviceTest {
     }
 
     /** Starts the server, then the client (again while the server is not listening yet), and waits for both. */
-    private static Pair runLines(List<String> serverLine, List<String> clientLine) throws Exception {
+    static Pair runLines(List<String> serverLine, List<String> clientLine) throws Exception {
         CompletableFuture<ToolRun> server = ToolRun.jrdma(serverLine);
         ToolRun client;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -33,12 +33,9 @@ public final class BenchReport {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 2) {
-            System.err.println("usage: BenchReport RESULTS_DIR DOCS_DIR");
-            System.exit(2);
-        }
-        Path results = Path.of(args[0]);
-        Path docs = Path.of(args[1]);
+        Directories dirs = Directories.of(args, "BenchReport");
+        Path results = dirs.results();
+        Path docs = dirs.docs();
         Map<String, String> env = environment(Files.readString(results.resolve("env.txt")));
         Path retries = results.resolve("retries.txt");
         List<String> retried = Files.exists(retries) ? Files.readAllLines(retries) : List.of();
@@ -53,6 +50,18 @@ public final class BenchReport {
         Files.writeString(docs.resolve("performance.md"), new PerformanceReport(env, tests).markdown());
         PerformancePlot.write(tests, docs.resolve("performance.png"));
         System.out.println("bench: wrote " + docs.resolve("performance.md") + " and " + docs.resolve("performance.png"));
+    }
+
+    /** A report generator's command line: where the results are and where the page goes. */
+    record Directories(Path results, Path docs) {
+        /** {@code RESULTS_DIR DOCS_DIR}, or the usage of {@code generator} and exit status 2. */
+        static Directories of(String[] args, String generator) {
+            if (args.length != 2) {
+                System.err.println("usage: " + generator + " RESULTS_DIR DOCS_DIR");
+                System.exit(2);
+            }
+            return new Directories(Path.of(args[0]), Path.of(args[1]));
+        }
     }
 
     /** {@code key=value} lines; blank lines and lines without '=' are skipped. */

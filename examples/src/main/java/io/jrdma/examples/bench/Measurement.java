@@ -106,7 +106,7 @@ public record Measurement(int size, double typicalMicros, double minMicros, doub
         return rows;
     }
 
-    private static double field(String row, String name) {
+    static double field(String row, String name) {
         Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\":(-?[0-9.]+(?:[eE][-+]?\\d+)?)").matcher(row);
         return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
     }

@@ -83,13 +83,10 @@ public final class ProfileReport {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 2) {
-            System.err.println("usage: ProfileReport RESULTS_DIR DOCS_DIR");
-            System.exit(2);
-        }
-        Path results = Path.of(args[0]);
+        BenchReport.Directories dirs = BenchReport.Directories.of(args, "ProfileReport");
+        Path results = dirs.results();
         Map<String, String> env = BenchReport.environment(Files.readString(results.resolve("env.txt")));
-        Path page = Path.of(args[1]).resolve("profile-" + Test.of(env).id + ".md");
+        Path page = dirs.docs().resolve("profile-" + Test.of(env).id + ".md");
         List<RunProfile> runs = collect(results, env);
         Files.createDirectories(Path.of(args[1]));
         Files.writeString(page, markdown(env, runs));
