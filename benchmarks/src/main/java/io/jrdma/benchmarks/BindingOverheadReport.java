@@ -51,13 +51,17 @@ public final class BindingOverheadReport {
     private BindingOverheadReport() {
     }
 
-    /** A benchmark's outcome over all its measured iterations, and bytes allocated per operation. */
+    /**
+     * A benchmark's outcome over all its measured iterations, and bytes allocated per operation: the median over the
+     * iterations, because an iteration the machine starved runs a handful of operations, and JMH's own allocation in
+     * that iteration (a few KiB) divided by them would read as thousands of bytes per operation.
+     */
     private record Score(double best, double median, double mean, double bytesPerOp) {
         static Score of(RunResult r) {
             var stats = r.getPrimaryResult().getStatistics();
             Result<?> alloc = r.getSecondaryResults().get("gc.alloc.rate.norm");
             return new Score(stats.getMin(), stats.getPercentile(50), stats.getMean(),
-                    alloc == null ? Double.NaN : alloc.getScore());
+                    alloc == null ? Double.NaN : alloc.getStatistics().getPercentile(50));
         }
     }
 
@@ -136,8 +140,9 @@ public final class BindingOverheadReport {
                 this shared machine most of them include time the thread was preempted by other work, which only
                 ever adds. The best iteration is the cost of the code itself, and it is stable from run to run;
                 the median and the mean (JMH's score) below show how much the machine's load added. B/op is JMH's
-                `gc.alloc.rate.norm` (GC profiler) per operation, shown as 0 below 0.01 (JMH's own sampling
-                leaves a few thousandths).
+                `gc.alloc.rate.norm` (GC profiler) per operation, the median over the iterations (an iteration the
+                machine starved runs few operations, over which JMH's own few KiB per iteration are spread), shown
+                as 0 below 0.01 (JMH's own sampling leaves a few thousandths).
 
                 """.formatted(ITERATIONS, MILLIS));
         md.append("| operation | C median | shared median | confined median | C mean | shared mean | confined mean "
