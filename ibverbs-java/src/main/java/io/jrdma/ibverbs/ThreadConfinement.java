@@ -28,7 +28,8 @@ public enum ThreadConfinement {
      * {@link WrongThreadException} and changes nothing. A close can then never race a call, so the data path needs
      * no atomics: it checks the thread and that the object is open. Use after close is still an
      * {@link IllegalStateException}. Plain accessors of fixed values ({@code qpNumber()}, {@code type()},
-     * {@code isClosed()}, ...) work from any thread.
+     * {@code isClosed()}, ...) work from any thread. Close it on its owner (try-with-resources): once the owner has
+     * ended, nothing can close it, nor its parents, until its context is released as a leak.
      */
     CONFINED
 }
