@@ -229,6 +229,18 @@ public final class AbuseScenarios {
         });
         scenario("closeCqDuringExtendedPoll", ISE, WTE, AbuseScenarios::closeDuringExtendedPoll);
         scenario("closeQpDuringExtendedPost", ISE, WTE, AbuseScenarios::closeDuringExtendedPost);
+        scenario("closeQpInsideItsOwnBatch", ISE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+                 CompletionQueue cq = cq(ctx, 16);
+                 QueuePair qp = qp(pd, QpType.RC).completionQueue(cq).extendedSendOps(SendOpcode.SEND).create()) {
+                ExtendedPost post = qp.extendedPost().start();
+                try {
+                    qp.close();   // would wait for its own batch forever
+                } finally {
+                    post.abort();
+                }
+            }
+        });
         // Another thread's use: fine when shared; refused, changing nothing, when confined.
         scenario("closeQpFromAnotherThread", "none", WTE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> {
             Throwable t = onAnotherThread(qp::close);
