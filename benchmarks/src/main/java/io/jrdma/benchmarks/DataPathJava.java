@@ -7,6 +7,7 @@ import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.ThreadConfinement;
 import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.ibverbs.WorkCompletions;
 import io.jrdma.nativetest.TestProvider;
@@ -17,17 +18,21 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.concurrent.TimeUnit;
 
 /**
  * jrdma's data path against the test provider, whose ops do almost nothing: what is measured is the Java side
- * (checks, the in-flight guard, the downcall). {@link DataPathC} makes the same calls from C; the difference is what
+ * (checks, the close guard, the downcall). {@link DataPathC} makes the same calls from C; the difference is what
  * the binding adds. Each method is one operation; the requests are the ones {@code test-provider.c} builds for C.
+ * Every benchmark runs once per {@link ThreadConfinement}: a shared queue pair and completion queue pay the in-flight
+ * counter's atomics, a confined one a thread check.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -36,6 +41,10 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class DataPathJava {
+    @Param({"SHARED", "CONFINED"})
+    public ThreadConfinement confinement;
+
+    private TestProvider tp;
     private QueuePair qp;
     private CompletionQueue cq;
     private SendWorkRequest send;
@@ -44,11 +53,13 @@ public class DataPathJava {
     private WorkCompletions one;
     private WorkCompletions batch;
 
+    /** Runs on the benchmark's thread (JMH's thread-scoped state), which thus owns a confined provider's objects. */
     @Setup(Level.Trial)
-    public void setUp(ProviderState state) {
-        qp = state.tp.queuePair();
-        cq = state.tp.completionQueue();
-        MemoryRegion mr = state.tp.memoryRegion();
+    public void setUp() throws RdmaException {
+        tp = TestProvider.open(confinement);
+        qp = tp.queuePair();
+        cq = tp.completionQueue();
+        MemoryRegion mr = tp.memoryRegion();
         send = signaledSend(1, mr);
         chain = signaledSend(0, mr);
         SendWorkRequest last = chain;
@@ -60,6 +71,11 @@ public class DataPathJava {
         receive = new ReceiveWorkRequest(1).id(1).add(mr, 0, 64);
         one = new WorkCompletions(1);
         batch = new WorkCompletions(TestProvider.CHAIN);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws RdmaException {
+        tp.close();
     }
 
     private static SendWorkRequest signaledSend(long id, MemoryRegion mr) {

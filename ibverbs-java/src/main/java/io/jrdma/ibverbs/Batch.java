@@ -9,7 +9,8 @@ import java.lang.invoke.VarHandle;
  * One thread's hold on a queue from the start to the end of a batch ({@code ibv_start_poll} to {@code ibv_end_poll},
  * {@code ibv_wr_start} to {@code ibv_wr_complete}): the provider locks the queue for that thread meanwhile, so no
  * other batch may start (its thread would spin in the provider's lock) and the queue must not be destroyed under it
- * (a close from another thread waits for the end). Allocation-free.
+ * (a close from another thread waits for the end). Allocation-free. On a confined queue only its owner can hold a
+ * batch, so the hold is plain writes, no atomics.
  */
 final class Batch {
     private static final VarHandle HOLDER;
@@ -23,13 +24,16 @@ final class Batch {
     }
 
     private final NativeResource queue;
+    /** The thread a confined queue belongs to; null for a shared queue. */
+    private final Thread owner;
     private final String ending;
     @SuppressWarnings("unused")
     private volatile Thread holder;
 
-    /** {@code ending}: how a batch ends, for messages (e.g. "end()"). */
-    Batch(NativeResource queue, String ending) {
+    /** {@code owner}: the queue's thread if it is confined, else null; {@code ending}: how a batch ends, e.g. "end()". */
+    Batch(NativeResource queue, Thread owner, String ending) {
         this.queue = queue;
+        this.owner = owner;
         this.ending = ending;
     }
 
@@ -37,12 +41,20 @@ final class Batch {
      * Makes the calling thread the holder and keeps the queue open until {@link #finish()}.
      *
      * @throws IllegalStateException if a batch is already open on the queue, or the queue is closed
+     * @throws WrongThreadException  if the queue is confined to another thread
      */
     void begin() {
         Thread me = Thread.currentThread();
+        if (owner != null) {
+            queue.enter();   // refuses other threads and a closed queue; counts nothing, so nothing to undo
+            if (HOLDER.get(this) != null) {
+                throw alreadyOpen(me);
+            }
+            HOLDER.set(this, me);
+            return;
+        }
         if (!HOLDER.compareAndSet(this, null, me)) {
-            throw new IllegalStateException("a batch is already open on " + queue + " ("
-                    + (holder == me ? "this thread's" : "another thread's") + "): " + ending + " it first");
+            throw alreadyOpen(me);
         }
         try {
             queue.enter();
@@ -50,6 +62,11 @@ final class Batch {
             holder = null;
             throw closed;
         }
+    }
+
+    private IllegalStateException alreadyOpen(Thread me) {
+        return new IllegalStateException("a batch is already open on " + queue + " ("
+                + (holder == me ? "this thread's" : "another thread's") + "): " + ending + " it first");
     }
 
     boolean heldByCurrentThread() {

@@ -53,8 +53,9 @@ final class BridgeHooks implements VerbsBridge.Hooks {
     }
 
     @Override
-    public CompletionQueue adoptCompletionQueue(Context context, CompletionChannel channel, MemorySegment cq) {
-        return CompletionQueue.adopt(context, channel, cq);
+    public CompletionQueue adoptCompletionQueue(Context context, CompletionChannel channel, MemorySegment cq,
+                                                ThreadConfinement confinement) {
+        return CompletionQueue.adopt(context, channel, cq, confinement);
     }
 
     @Override

@@ -14,6 +14,8 @@ import io.jrdma.ibverbs.internal.Verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -32,7 +34,10 @@ import java.util.Set;
  * <p>Several threads may poll one completion queue at once, each with its own {@link WorkCompletions}: every
  * completion goes to exactly one of them. A queue that fills up (more completions than entries) is an overrun: the
  * device reports {@link AsyncEventType#CQ_ERR} to {@link Context#onAsyncEvent} listeners, so size it for every
- * completion that can be outstanding.
+ * completion that can be outstanding. That is the {@link ThreadConfinement#SHARED} default; a queue created with
+ * {@link Builder#confinement confinement(CONFINED)} belongs to the thread that created it, which alone may poll, arm,
+ * resize and close it (other threads get {@link WrongThreadException}), and its polls skip the atomics that let
+ * another thread's close wait for them.
  */
 public final class CompletionQueue extends NativeResource {
     private static final MethodHandle CREATE_CQ = Errno.capturing(
@@ -48,9 +53,71 @@ public final class CompletionQueue extends NativeResource {
     /** Made and freed by someone else (see {@link #adopt}): never destroyed natively. */
     private final boolean adopted;
 
+    /**
+     * Creates a completion queue: {@code ctx.completionQueue(256).create()}, with any of the options below.
+     *
+     * <pre>{@code
+     * CompletionQueue cq = ctx.completionQueue(256).channel(channel).vector(0)
+     *         .extended(WcField.BYTE_LEN).confinement(ThreadConfinement.CONFINED).create();
+     * }</pre>
+     */
+    public static final class Builder {
+        private final Context context;
+        private final int entries;
+        private CompletionChannel channel;
+        private int vector;
+        private Set<WcField> fields;
+        private ThreadConfinement confinement = ThreadConfinement.SHARED;
+
+        Builder(Context context, int entries) {
+            this.context = context;
+            this.entries = entries;
+        }
+
+        /** The channel its completion events go to (default none: a polled-only queue). */
+        public Builder channel(CompletionChannel channel) {
+            this.channel = channel;
+            return this;
+        }
+
+        /** The completion vector, 0 to {@code numCompletionVectors() - 1} (default 0). */
+        public Builder vector(int vector) {
+            this.vector = vector;
+            return this;
+        }
+
+        /**
+         * Makes it an extended queue ({@code ibv_create_cq_ex}) that reports {@code fields} besides id, status,
+         * opcode and flags, for {@link CompletionQueue#extendedPoll()}; classic polling keeps working.
+         */
+        public Builder extended(WcField... fields) {
+            EnumSet<WcField> set = EnumSet.noneOf(WcField.class);
+            set.addAll(List.of(fields));
+            this.fields = set;
+            return this;
+        }
+
+        /** Which threads may use the queue, as for {@link QueuePair.Builder#confinement}; null is refused. */
+        public Builder confinement(ThreadConfinement confinement) {
+            this.confinement = Objects.requireNonNull(confinement, "confinement");
+            return this;
+        }
+
+        /**
+         * Creates the queue ({@code ibv_create_cq}, or {@code ibv_create_cq_ex} when {@link #extended}).
+         *
+         * @throws IllegalArgumentException if the size or vector is out of range (before any native call)
+         * @throws IllegalStateException    if the context or channel is closed
+         */
+        public CompletionQueue create() throws RdmaException {
+            return fields == null ? CompletionQueue.create(context, entries, channel, vector, confinement)
+                    : createEx(context, entries, channel, vector, fields, confinement);
+        }
+    }
+
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment cq, Set<WcField> fields,
-                            boolean adopted) {
-        super(parents(context, channel));
+                            boolean adopted, ThreadConfinement confinement) {
+        super(confinement, parents(context, channel));
         this.adopted = adopted;
         this.context = context;
         this.channel = channel;
@@ -58,20 +125,20 @@ public final class CompletionQueue extends NativeResource {
         MemorySegment ops = ibv_context.ops(context.segment());
         this.pollCq = ibv_context_ops.poll_cq(ops);
         this.reqNotifyCq = ibv_context_ops.req_notify_cq(ops);
-        this.extendedPoll = fields == null ? null : new ExtendedPoll(this, cq, fields);
+        this.extendedPoll = fields == null ? null : new ExtendedPoll(this, owner(), cq, fields);
         if (channel != null) {
             channel.attach(this);
         }
         context.register(cq, this);
     }
 
-    static CompletionQueue create(Context context, int entries, CompletionChannel channel, int vector)
-            throws RdmaException {
+    static CompletionQueue create(Context context, int entries, CompletionChannel channel, int vector,
+                                  ThreadConfinement confinement) throws RdmaException {
         checkArguments(context, entries, channel, vector);
         return create(() -> {
             MemorySegment cq = Verbs.pointer("ibv_create_cq", CREATE_CQ, context.segment(), entries,
                     MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.segment(), vector);
-            return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null, false);
+            return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null, false, confinement);
         }, parents(context, channel));
     }
 
@@ -79,14 +146,15 @@ public final class CompletionQueue extends NativeResource {
      * The completion queue over {@code cq}, which something other than libibverbs created (reporting to
      * {@code channel}'s native channel, or none) and will destroy.
      */
-    static CompletionQueue adopt(Context context, CompletionChannel channel, MemorySegment cq) {
-        return create(() -> new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null, true),
-                parents(context, channel));
+    static CompletionQueue adopt(Context context, CompletionChannel channel, MemorySegment cq,
+                                 ThreadConfinement confinement) {
+        return create(() -> new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null, true,
+                confinement), parents(context, channel));
     }
 
     /** {@code ibv_create_cq_ex}, through the provider's {@code create_cq_ex} as verbs.h does. */
     static CompletionQueue createEx(Context context, int entries, CompletionChannel channel, int vector,
-                                    Set<WcField> fields) throws RdmaException {
+                                    Set<WcField> fields, ThreadConfinement confinement) throws RdmaException {
         checkArguments(context, entries, channel, vector);
         MemorySegment op = context.extendedOp(verbs_context.create_cq_ex$offset());
         if (op.equals(MemorySegment.NULL)) {
@@ -105,7 +173,7 @@ public final class CompletionQueue extends NativeResource {
                         Errno.capturing(op, verbs_context.create_cq_ex.descriptor()), context.segment(), attr);
                 // An ibv_cq_ex starts with an ibv_cq: ibv_cq_ex_to_cq is a cast.
                 return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), Set.copyOf(fields),
-                        false);
+                        false, confinement);
             }
         }, parents(context, channel));
     }
@@ -132,12 +200,12 @@ public final class CompletionQueue extends NativeResource {
      *
      * @return how many were filled, 0 if none is ready
      * @throws IllegalStateException if the queue is closed
+     * @throws WrongThreadException  if the queue is {@link ThreadConfinement#CONFINED} to another thread
      * @throws NullPointerException  if {@code wcs} is null
      * @throws RdmaException         if the provider fails the poll
      */
     public int poll(WorkCompletions wcs) throws RdmaException {
         Objects.requireNonNull(wcs, "wcs");
-        checkOpen();
         int n;
         enter();
         try {
@@ -156,9 +224,11 @@ public final class CompletionQueue extends NativeResource {
     /**
      * Arms the queue: the next completion (or, with {@code solicitedOnly}, the next solicited or error one) sends an
      * event to its channel ({@code ibv_req_notify_cq}).
+     *
+     * @throws IllegalStateException if the queue is closed or has no channel
+     * @throws WrongThreadException  if the queue is {@link ThreadConfinement#CONFINED} to another thread
      */
     public void requestNotification(boolean solicitedOnly) throws RdmaException {
-        checkOpen();
         if (channel == null) {
             throw new IllegalStateException(this + " has no completion channel to notify");
         }
@@ -202,6 +272,18 @@ public final class CompletionQueue extends NativeResource {
         return extendedPoll;
     }
 
+
+    /**
+     * Which threads may use this queue, as it was created.
+     *
+     * <pre>{@code
+     * assert ctx.completionQueue(16).confinement(ThreadConfinement.CONFINED).create().confinement()
+     *         == ThreadConfinement.CONFINED;
+     * }</pre>
+     */
+    public ThreadConfinement confinement() {
+        return owner() == null ? ThreadConfinement.SHARED : ThreadConfinement.CONFINED;
+    }
 
     /** The channel it reports to, or {@code null}. */
     public CompletionChannel channel() {

@@ -22,7 +22,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -269,7 +268,19 @@ public final class Context extends NativeResource {
      */
     public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int vector)
             throws RdmaException {
-        return CompletionQueue.create(this, entries, channel, vector);
+        return completionQueue(entries).channel(channel).vector(vector).create();
+    }
+
+    /**
+     * A builder of a completion queue of at least {@code entries} entries: its channel, vector, extended fields and
+     * {@linkplain ThreadConfinement confinement}; the {@code createCompletionQueue} methods are its shortcuts.
+     *
+     * <pre>{@code
+     * CompletionQueue cq = ctx.completionQueue(256).confinement(ThreadConfinement.CONFINED).create();
+     * }</pre>
+     */
+    public CompletionQueue.Builder completionQueue(int entries) {
+        return new CompletionQueue.Builder(this, entries);
     }
 
     /**
@@ -278,10 +289,7 @@ public final class Context extends NativeResource {
      */
     public CompletionQueue createCompletionQueueEx(int entries, CompletionChannel channel, int vector,
                                                    WcField... fields) throws RdmaException {
-        checkOpen();
-        EnumSet<WcField> set = EnumSet.noneOf(WcField.class);
-        set.addAll(List.of(fields));
-        return CompletionQueue.createEx(this, entries, channel, vector, set);
+        return completionQueue(entries).channel(channel).vector(vector).extended(fields).create();
     }
 
     /** Creates a completion queue with no channel on vector 0. */

@@ -30,6 +30,8 @@ import java.util.Set;
  * <p>While positioned on a completion the queue is locked for this thread: always {@link #end()} (it is harmless
  * after {@link #next()} returned false). One batch at a time per queue; the readers work only inside it, on the
  * thread that started it. A close from another thread waits for the batch to end; a close from inside it is refused.
+ * On a {@link ThreadConfinement#CONFINED} queue only its owner may poll; every call from another thread is a
+ * {@link WrongThreadException}.
  */
 public final class ExtendedPoll {
     private static final Linker LINKER = Linker.nativeLinker();
@@ -68,9 +70,10 @@ public final class ExtendedPoll {
 
     private final Batch batch;
 
-    ExtendedPoll(CompletionQueue owner, MemorySegment cq, Set<WcField> fields) {
+    /** {@code thread}: the thread the queue is confined to, or null when it is shared. */
+    ExtendedPoll(CompletionQueue owner, Thread thread, MemorySegment cq, Set<WcField> fields) {
         this.owner = owner;
-        this.batch = new Batch(owner, "end()");
+        this.batch = new Batch(owner, thread, "end()");
         this.cq = cq.reinterpret(ibv_cq_ex.sizeof());
         this.fields = fields;
         this.attr = ibv_poll_cq_attr.allocate(Arena.ofAuto());
@@ -128,6 +131,7 @@ public final class ExtendedPoll {
      *
      * @throws IllegalStateException if the queue is closed, or a batch is already open on it (this thread's or
      *                               another's: one batch at a time per queue)
+     * @throws WrongThreadException  if the queue is {@link ThreadConfinement#CONFINED} to another thread
      * @throws RdmaException         if the provider fails to poll
      */
     public boolean start() throws RdmaException {

@@ -23,6 +23,9 @@ import java.util.Set;
  * post.id(2).signaled(true).send().sge(mr, 4096, 64);
  * post.complete();                          // posts both, or none
  * }</pre>
+ *
+ * <p>On a {@link ThreadConfinement#CONFINED} queue pair only its owner may start a batch; the other calls of a
+ * batch work only on the thread that started it.
  */
 public final class ExtendedPost {
     private static final Linker LINKER = Linker.nativeLinker();
@@ -67,9 +70,10 @@ public final class ExtendedPost {
     private final MemorySegment setUdAddr;
     private final Batch batch;
 
-    ExtendedPost(QueuePair qp, MemorySegment qpx, Set<SendOpcode> ops) {
+    /** {@code thread}: the thread the queue pair is confined to, or null when it is shared. */
+    ExtendedPost(QueuePair qp, Thread thread, MemorySegment qpx, Set<SendOpcode> ops) {
         this.qp = qp;
-        this.batch = new Batch(qp, "complete() or abort()");
+        this.batch = new Batch(qp, thread, "complete() or abort()");
         this.qpx = qpx.reinterpret(ibv_qp_ex.sizeof());
         this.ops = ops;
         MemorySegment x = this.qpx;
@@ -112,6 +116,7 @@ public final class ExtendedPost {
      *
      * @throws IllegalStateException if the queue pair is closed, or a batch is already open on it (this thread's
      *                               or another's: one batch at a time per queue pair)
+     * @throws WrongThreadException  if the queue pair is {@link ThreadConfinement#CONFINED} to another thread
      */
     public ExtendedPost start() {
         batch.begin();

@@ -45,7 +45,10 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * serializes each queue, and a thread's requests keep their order. Each thread fills and posts its own
  * {@link SendWorkRequest}s and {@link ReceiveWorkRequest}s; a request object is not thread-safe and must not be
  * refilled or posted by another thread while one posts it. State changes ({@code connect}, {@code toError}, ...)
- * belong to one thread, as in libibverbs.
+ * belong to one thread, as in libibverbs. That is the {@link ThreadConfinement#SHARED} default; a queue pair built
+ * with {@link Builder#confinement confinement(CONFINED)} belongs to the thread that created it, which alone may use
+ * and close it (other threads get {@link WrongThreadException}), and its posts skip the atomics that let another
+ * thread's close wait for them.
  */
 public final class QueuePair extends NativeResource {
     private static final MethodHandle CREATE_QP = Errno.capturing(
@@ -122,6 +125,7 @@ public final class QueuePair extends NativeResource {
         private boolean signalAll;
         private SharedReceiveQueue srq;
         private EnumSet<SendOpcode> extendedOps;
+        private ThreadConfinement confinement = ThreadConfinement.SHARED;
 
         Builder(ProtectionDomain pd, QpType type) {
             this.pd = pd;
@@ -191,6 +195,21 @@ public final class QueuePair extends NativeResource {
             return this;
         }
 
+        /**
+         * Which threads may use the queue pair (default {@link ThreadConfinement#SHARED}, any thread). A
+         * {@link ThreadConfinement#CONFINED} one belongs to the thread that calls {@link #create()}.
+         *
+         * <pre>{@code
+         * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).confinement(ThreadConfinement.CONFINED).create();
+         * }</pre>
+         *
+         * @throws NullPointerException if {@code confinement} is null
+         */
+        public Builder confinement(ThreadConfinement confinement) {
+            this.confinement = Objects.requireNonNull(confinement, "confinement");
+            return this;
+        }
+
         /** Creates the queue pair in RESET ({@code ibv_create_qp}). */
         public QueuePair create() throws RdmaException {
             return create(VERBS, null);
@@ -238,7 +257,7 @@ public final class QueuePair extends NativeResource {
     }
 
     private QueuePair(Builder b, VerbsBridge.QpCreator creator, NativeResource[] parents) throws RdmaException {
-        super(parents);
+        super(b.confinement, parents);
         this.creator = creator;
         this.pd = b.pd;
         this.srq = b.srq;
@@ -268,7 +287,7 @@ public final class QueuePair extends NativeResource {
                             pd.context().device().name() + " has no extended queue pairs");
                 }
                 this.qp = creator.create(pd.segment(), init, true).reinterpret(ibv_qp.sizeof());
-                this.extendedPost = new ExtendedPost(this, ibverbs_h.ibv_qp_to_qp_ex(qp), Set.copyOf(b.extendedOps));
+                this.extendedPost = new ExtendedPost(this, owner(), ibverbs_h.ibv_qp_to_qp_ex(qp), Set.copyOf(b.extendedOps));
             }
             // The create verbs write back the sizes the device really gave.
             this.capabilities = new Capabilities(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_recv_wr(cap),
@@ -314,6 +333,18 @@ public final class QueuePair extends NativeResource {
         if (extendedPost != null) {
             extendedPost.checkClosable();
         }
+    }
+
+    /**
+     * Which threads may use this queue pair, as it was built.
+     *
+     * <pre>{@code
+     * assert pd.queuePair(QpType.RC).completionQueue(cq).confinement(ThreadConfinement.CONFINED).create()
+     *         .confinement() == ThreadConfinement.CONFINED;
+     * }</pre>
+     */
+    public ThreadConfinement confinement() {
+        return owner() == null ? ThreadConfinement.SHARED : ThreadConfinement.CONFINED;
     }
 
     /** The queue pair number peers address. */
@@ -483,6 +514,7 @@ public final class QueuePair extends NativeResource {
      *                                  longer than the send queue)
      * @throws IllegalStateException    if the queue pair, or a region, address handle or window a request names, is
      *                                  closed
+     * @throws WrongThreadException     if the queue pair is {@link ThreadConfinement#CONFINED} to another thread
      * @throws NullPointerException     if {@code head} is null
      */
     public void postSend(SendWorkRequest head) throws RdmaException {
@@ -558,6 +590,7 @@ public final class QueuePair extends NativeResource {
      *                                  protection domain, or the chain is longer than the receive queue
      * @throws IllegalStateException    if the queue pair or a region a request names is closed, or the queue pair
      *                                  receives through a shared receive queue
+     * @throws WrongThreadException     if the queue pair is {@link ThreadConfinement#CONFINED} to another thread
      */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
         if (srq != null) {

@@ -29,6 +29,8 @@ public final class ReceiveWorkRequest {
 
     private final MemorySegment wr;
     private final MemorySegment badWr;
+    /** {@code wr}'s scope, kept to check it one load nearer: a post checks every request's. */
+    private final MemorySegment.Scope scope;
     private final ScatterGatherList sgl;
     private ReceiveWorkRequest next;
 
@@ -41,6 +43,7 @@ public final class ReceiveWorkRequest {
     public ReceiveWorkRequest(int maxSge, Arena arena) {
         this.wr = ibv_recv_wr.allocate(arena);
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
+        this.scope = wr.scope();
         this.sgl = new ScatterGatherList(maxSge, arena);
         reset();
     }
@@ -101,7 +104,7 @@ public final class ReceiveWorkRequest {
             if (++length > maxWr) {
                 throw tooLong(maxWr);
             }
-            if (!r.wr.scope().isAlive()) {   // the provider would read freed memory
+            if (!r.scope.isAlive()) {   // the provider would read freed memory
                 throw closedArena();
             }
             r.sgl.check(pd);

@@ -58,6 +58,8 @@ public final class SendWorkRequest {
 
     private final MemorySegment wr;
     private final MemorySegment badWr;
+    /** {@code wr}'s scope, kept to check it one load nearer: a post checks every request's. */
+    private final MemorySegment.Scope scope;
     private final ScatterGatherList sgl;
     private SendOpcode opcode = SendOpcode.SEND;
     /** {@code send_flags} as written, kept here too so that posting checks them without reading native memory. */
@@ -80,6 +82,7 @@ public final class SendWorkRequest {
     public SendWorkRequest(int maxSge, Arena arena) {
         this.wr = ibv_send_wr.allocate(arena);
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
+        this.scope = wr.scope();
         this.sgl = new ScatterGatherList(maxSge, arena);
         this.inUse = new NativeResource[Math.max(0, maxSge) + 3];
         reset();
@@ -264,7 +267,7 @@ public final class SendWorkRequest {
      * domain than {@code pd} (the queue pair's), or a closed one.
      */
     void check(ProtectionDomain pd) {
-        if (!wr.scope().isAlive()) {   // a request of a chain in a closed arena: the provider would read freed memory
+        if (!scope.isAlive()) {   // a request of a chain in a closed arena: the provider would read freed memory
             throw new IllegalStateException("a send request of the chain is in a closed arena");
         }
         sgl.check(pd);

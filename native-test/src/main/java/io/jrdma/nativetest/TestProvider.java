@@ -9,6 +9,7 @@ import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.ThreadConfinement;
 import io.jrdma.ibverbs.internal.VerbsBridge;
 
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -54,7 +56,7 @@ public final class TestProvider implements AutoCloseable {
     private final CompletionQueue cq;
     private final QueuePair qp;
 
-    private TestProvider(MemorySegment tp) throws RdmaException {
+    private TestProvider(MemorySegment tp, ThreadConfinement confinement) throws RdmaException {
         this.tp = tp;
         VerbsBridge.Hooks hooks = VerbsBridge.hooks();
         this.context = hooks.adopt(pointer(Native.CONTEXT));
@@ -62,8 +64,9 @@ public final class TestProvider implements AutoCloseable {
         MemorySegment memory = pointer(Native.MEMORY).reinterpret(Native.MEMORY_SIZE);
         this.mr = hooks.adoptMemoryRegion(pd, pointer(Native.MR), memory, Set.of(Access.LOCAL_WRITE));
         this.channel = hooks.adoptCompletionChannel(context, pointer(Native.CHANNEL));
-        this.cq = hooks.adoptCompletionQueue(context, channel, pointer(Native.CQ));
-        this.qp = hooks.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).capacity(256, 256),
+        this.cq = hooks.adoptCompletionQueue(context, channel, pointer(Native.CQ), confinement);
+        this.qp = hooks.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).capacity(256, 256)
+                        .confinement(confinement),
                 new VerbsBridge.QpCreator() {
                     @Override
                     public MemorySegment create(MemorySegment pd, MemorySegment initAttr, boolean extended) {
@@ -81,8 +84,23 @@ public final class TestProvider implements AutoCloseable {
                 }, null);
     }
 
-    /** A fresh provider with its own objects and counters. */
+    /** A fresh provider with its own objects and counters; its queue pair and completion queue are shared. */
     public static TestProvider open() throws RdmaException {
+        return open(ThreadConfinement.SHARED);
+    }
+
+    /**
+     * A fresh provider whose queue pair and completion queue are {@code confinement}: confined ones belong to the
+     * calling thread, which must then also {@link #close()} the provider.
+     *
+     * <pre>{@code
+     * try (TestProvider tp = TestProvider.open(ThreadConfinement.CONFINED)) {
+     *     tp.completionQueue().poll(new WorkCompletions(1));
+     * }
+     * }</pre>
+     */
+    public static TestProvider open(ThreadConfinement confinement) throws RdmaException {
+        Objects.requireNonNull(confinement, "confinement");
         MemorySegment tp;
         try {
             tp = (MemorySegment) Native.CREATE.invokeExact();
@@ -92,7 +110,7 @@ public final class TestProvider implements AutoCloseable {
         if (tp.equals(MemorySegment.NULL)) {
             throw new OutOfMemoryError("test provider");
         }
-        return new TestProvider(tp);
+        return new TestProvider(tp, confinement);
     }
 
     public Context context() {

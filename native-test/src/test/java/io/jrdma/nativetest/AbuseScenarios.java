@@ -14,6 +14,7 @@ import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.ThreadConfinement;
 import io.jrdma.ibverbs.WcField;
 import io.jrdma.ibverbs.WorkCompletions;
 
@@ -29,7 +30,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A child process for {@link CrashFreeDeviceTest}: misuses the API on purpose, one scenario after another, and
  * prints {@code RESULT <scenario> <what it threw>} for each, then {@code ALL DONE}. A crash of this JVM ends it before
- * that line.
+ * that line. Its second argument is the {@link ThreadConfinement} of the queue pairs and completion queues the
+ * scenarios make (on the main thread, their owner when confined).
  */
 public final class AbuseScenarios {
     @FunctionalInterface
@@ -37,17 +39,40 @@ public final class AbuseScenarios {
         void run(Context ctx) throws Exception;
     }
 
-    /** Each scenario and the exception it must end with ("none" for a call that must simply succeed). */
-    static final Map<String, String> EXPECTED = new LinkedHashMap<>();
+    /** Each scenario and the exceptions it must end with, shared and confined ("none": the call must succeed). */
+    private static final Map<String, String[]> EXPECTED = new LinkedHashMap<>();
     private static final Map<String, Scenario> SCENARIOS = new LinkedHashMap<>();
+    /** The confinement of the scenarios' queue pairs and completion queues: one per child JVM. */
+    private static ThreadConfinement mode = ThreadConfinement.SHARED;
 
     private static void scenario(String name, String expected, Scenario s) {
-        EXPECTED.put(name, expected);
+        scenario(name, expected, expected, s);
+    }
+
+    private static void scenario(String name, String shared, String confined, Scenario s) {
+        EXPECTED.put(name, new String[] {shared, confined});
         SCENARIOS.put(name, s);
+    }
+
+    /** Each scenario and the exception it must end with in {@code confinement}. */
+    static Map<String, String> expected(ThreadConfinement confinement) {
+        Map<String, String> m = new LinkedHashMap<>();
+        EXPECTED.forEach((name, outcomes) -> m.put(name, outcomes[confinement.ordinal()]));
+        return m;
+    }
+
+    private static CompletionQueue cq(Context ctx, int entries) throws Exception {
+        return ctx.completionQueue(entries).confinement(mode).create();
+    }
+
+    private static QueuePair.Builder qp(ProtectionDomain pd, QpType type) {
+        return pd.queuePair(type).confinement(mode);
     }
 
     private static final String ISE = "IllegalStateException";
     private static final String IAE = "IllegalArgumentException";
+    /** What a confined object's other threads get. */
+    private static final String WTE = "WrongThreadException";
 
     static {
         scenario("useAfterClose.pd", ISE, ctx -> {
@@ -56,7 +81,7 @@ public final class AbuseScenarios {
             pd.allocate(4096, Access.LOCAL_WRITE);
         });
         scenario("useAfterClose.cqPoll", ISE, ctx -> {
-            CompletionQueue cq = ctx.createCompletionQueue(4);
+            CompletionQueue cq = cq(ctx, 4);
             cq.close();
             cq.poll(new WorkCompletions(1));
         });
@@ -74,8 +99,8 @@ public final class AbuseScenarios {
         });
         scenario("doubleClose", "none", ctx -> {
             ProtectionDomain pd = ctx.allocateProtectionDomain();
-            CompletionQueue cq = ctx.createCompletionQueue(4);
-            QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create();
+            CompletionQueue cq = cq(ctx, 4);
+            QueuePair qp = qp(pd, QpType.RC).completionQueue(cq).create();
             for (int i = 0; i < 2; i++) {
                 qp.close();
                 cq.close();
@@ -138,7 +163,7 @@ public final class AbuseScenarios {
         });
         scenario("nullDeviceName", IAE, ctx -> Context.open(null));
         scenario("nullCompletionArray", "NullPointerException", ctx -> {
-            try (CompletionQueue cq = ctx.createCompletionQueue(4)) {
+            try (CompletionQueue cq = cq(ctx, 4)) {
                 cq.poll(null);
             }
         });
@@ -156,8 +181,8 @@ public final class AbuseScenarios {
         }));
         scenario("sendRequestArenaClosed", ISE, ctx -> {
             try (ProtectionDomain pd = ctx.allocateProtectionDomain();
-                 CompletionQueue cq = ctx.createCompletionQueue(16);
-                 QueuePair qp = pd.queuePair(QpType.UC).completionQueue(cq).create();
+                 CompletionQueue cq = cq(ctx, 16);
+                 QueuePair qp = qp(pd, QpType.UC).completionQueue(cq).create();
                  MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
                 Arena arena = Arena.ofShared();
                 SendWorkRequest second = new SendWorkRequest(1, arena).opcode(SendOpcode.SEND).add(mr, 0, 64);
@@ -173,8 +198,8 @@ public final class AbuseScenarios {
         }));
         scenario("regionArenaClosedBeforeInlinePost", ISE, ctx -> {
             try (ProtectionDomain pd = ctx.allocateProtectionDomain();
-                 CompletionQueue cq = ctx.createCompletionQueue(16);
-                 QueuePair qp = pd.queuePair(QpType.UC).completionQueue(cq).maxInlineData(64).create()) {
+                 CompletionQueue cq = cq(ctx, 16);
+                 QueuePair qp = qp(pd, QpType.UC).completionQueue(cq).maxInlineData(64).create()) {
                 Arena arena = Arena.ofShared();
                 MemoryRegion mr = pd.register(arena.allocate(1 << 20, 4096), arena, Access.LOCAL_WRITE);
                 SendWorkRequest wr = new SendWorkRequest(1).opcode(SendOpcode.SEND).inline(true).add(mr, 0, 64);
@@ -184,8 +209,8 @@ public final class AbuseScenarios {
         });
         scenario("closedWindowInBind", ISE, ctx -> {
             try (ProtectionDomain pd = ctx.allocateProtectionDomain();
-                 CompletionQueue cq = ctx.createCompletionQueue(16);
-                 QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create();
+                 CompletionQueue cq = cq(ctx, 16);
+                 QueuePair qp = qp(pd, QpType.RC).completionQueue(cq).create();
                  MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE, Access.MW_BIND)) {
                 MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindow.Type.TYPE_2);
                 SendWorkRequest wr = new SendWorkRequest(1).bindWindow(mw, mw.nextRemoteKey(), mr, 0, 64,
@@ -194,16 +219,45 @@ public final class AbuseScenarios {
                 qp.postSend(wr);
             }
         });
-        scenario("closeCqWhilePolling", ISE, ctx -> {
-            CompletionQueue cq = ctx.createCompletionQueue(4);
+        scenario("closeCqWhilePolling", ISE, WTE, ctx -> {
+            CompletionQueue cq = cq(ctx, 4);
             WorkCompletions wcs = new WorkCompletions(4);
             CompletableFuture<Throwable> poller = hammer(() -> cq.poll(wcs));
             Thread.sleep(20);
             cq.close();
             rethrow(poller);
         });
-        scenario("closeCqDuringExtendedPoll", ISE, AbuseScenarios::closeDuringExtendedPoll);
-        scenario("closeQpDuringExtendedPost", ISE, AbuseScenarios::closeDuringExtendedPost);
+        scenario("closeCqDuringExtendedPoll", ISE, WTE, AbuseScenarios::closeDuringExtendedPoll);
+        scenario("closeQpDuringExtendedPost", ISE, WTE, AbuseScenarios::closeDuringExtendedPost);
+        scenario("closeQpInsideItsOwnBatch", ISE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+                 CompletionQueue cq = cq(ctx, 16);
+                 QueuePair qp = qp(pd, QpType.RC).completionQueue(cq).extendedSendOps(SendOpcode.SEND).create()) {
+                ExtendedPost post = qp.extendedPost().start();
+                try {
+                    qp.close();   // would wait for its own batch forever
+                } finally {
+                    post.abort();
+                }
+            }
+        });
+        // Another thread's use: fine when shared; refused, changing nothing, when confined.
+        scenario("closeQpFromAnotherThread", "none", WTE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> {
+            Throwable t = onAnotherThread(qp::close);
+            if (!qp.isClosed()) {
+                qp.postReceive(new ReceiveWorkRequest(1).add(mr, 0, 64));   // the owner's queue pair still works
+            }
+            rethrowIfAny(t);
+        }));
+        scenario("postFromAnotherThread", "none", WTE, ctx -> withUd(ctx, (pd, cq, qp, mr) ->
+                rethrowIfAny(onAnotherThread(() -> qp.postReceive(new ReceiveWorkRequest(1).add(mr, 0, 64))))));
+        scenario("pollFromAnotherThread", "none", WTE, ctx -> withUd(ctx, (pd, cq, qp, mr) ->
+                rethrowIfAny(onAnotherThread(() -> cq.poll(new WorkCompletions(1))))));
+        scenario("extendedPollFromAnotherThread", "none", WTE, ctx -> {
+            try (CompletionQueue cq = ctx.completionQueue(4).extended().confinement(mode).create()) {
+                rethrowIfAny(onAnotherThread(() -> cq.extendedPoll().start()));
+            }
+        });
         scenario("closeChannelWhileWaiting", ISE, ctx -> {
             CompletionChannel channel = ctx.createCompletionChannel();
             CompletableFuture<Throwable> waiter = hammer(() -> channel.await(null));
@@ -228,8 +282,8 @@ public final class AbuseScenarios {
     /** A PD, CQ, UD queue pair in INIT (it takes receives) and a 4 KiB region, closed after {@code body}. */
     private static void withUd(Context ctx, UdBody body) throws Exception {
         try (ProtectionDomain pd = ctx.allocateProtectionDomain();
-             CompletionQueue cq = ctx.createCompletionQueue(16);
-             QueuePair qp = pd.queuePair(QpType.UD).completionQueue(cq).capacity(8, 8).create();
+             CompletionQueue cq = cq(ctx, 16);
+             QueuePair qp = qp(pd, QpType.UD).completionQueue(cq).capacity(8, 8).create();
              MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
             qp.toInitDatagram(1, 0x1234);
             body.run(pd, cq, qp, mr);
@@ -243,8 +297,8 @@ public final class AbuseScenarios {
     private static void closeDuringExtendedPoll(Context ctx) throws Exception {
         try (ProtectionDomain pd = ctx.allocateProtectionDomain();
              MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
-            CompletionQueue cq = ctx.createCompletionQueueEx(256, null, 0, WcField.BYTE_LEN);
-            try (QueuePair qp = pd.queuePair(QpType.UD).completionQueue(cq).capacity(4, 200).create()) {
+            CompletionQueue cq = ctx.completionQueue(256).extended(WcField.BYTE_LEN).confinement(mode).create();
+            try (QueuePair qp = qp(pd, QpType.UD).completionQueue(cq).capacity(4, 200).create()) {
                 qp.toInitDatagram(1, 0x1234);
                 ReceiveWorkRequest r = new ReceiveWorkRequest(1).add(mr, 0, 64);
                 for (int i = 0; i < 200; i++) {
@@ -263,7 +317,7 @@ public final class AbuseScenarios {
                     poll.end();
                 }
             });
-            inBatch.await(10, TimeUnit.SECONDS);
+            awaitBatch(inBatch, poller);
             cq.close();
             rethrow(poller);
         }
@@ -272,9 +326,9 @@ public final class AbuseScenarios {
     /** Closes an extended queue pair while another thread loops through ibv_wr batches on it. */
     private static void closeDuringExtendedPost(Context ctx) throws Exception {
         try (ProtectionDomain pd = ctx.allocateProtectionDomain();
-             CompletionQueue cq = ctx.createCompletionQueue(16);
+             CompletionQueue cq = cq(ctx, 16);
              MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
-            QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).extendedSendOps(SendOpcode.SEND).create();
+            QueuePair qp = qp(pd, QpType.RC).completionQueue(cq).extendedSendOps(SendOpcode.SEND).create();
             ExtendedPost post = qp.extendedPost();
             CountDownLatch inBatch = new CountDownLatch(1);
             CompletableFuture<Throwable> poster = hammer(() -> {
@@ -284,7 +338,7 @@ public final class AbuseScenarios {
                 Thread.sleep(1);
                 post.abort();
             });
-            inBatch.await(10, TimeUnit.SECONDS);
+            awaitBatch(inBatch, poster);
             qp.close();
             rethrow(poster);
         }
@@ -310,6 +364,35 @@ public final class AbuseScenarios {
         return ended;
     }
 
+    /** Waits until the batch thread is inside a batch, or has ended (a confined queue refuses it at once). */
+    private static void awaitBatch(CountDownLatch inBatch, CompletableFuture<Throwable> thread) throws Exception {
+        for (long end = System.nanoTime() + 10_000_000_000L; System.nanoTime() < end && !thread.isDone(); ) {
+            if (inBatch.await(10, TimeUnit.MILLISECONDS)) {
+                return;
+            }
+        }
+    }
+
+    /** Runs {@code call} once on a new thread; returns what it threw, or null. */
+    private static Throwable onAnotherThread(Call call) throws Exception {
+        CompletableFuture<Throwable> ended = new CompletableFuture<>();
+        Thread.ofPlatform().start(() -> {
+            try {
+                call.run();
+                ended.complete(null);
+            } catch (Throwable t) {
+                ended.complete(t);
+            }
+        });
+        return ended.get(30, TimeUnit.SECONDS);
+    }
+
+    private static void rethrowIfAny(Throwable t) throws Exception {
+        if (t != null) {
+            rethrow(CompletableFuture.completedFuture(t));
+        }
+    }
+
     private static void rethrow(CompletableFuture<Throwable> ended) throws Exception {
         Throwable t = ended.get(30, TimeUnit.SECONDS);
         if (t instanceof Exception e) {
@@ -319,6 +402,7 @@ public final class AbuseScenarios {
     }
 
     public static void main(String[] args) throws Exception {
+        mode = ThreadConfinement.valueOf(args[1]);
         try (Context ctx = Context.open(args[0])) {
             for (Map.Entry<String, Scenario> s : SCENARIOS.entrySet()) {
                 String outcome = "none";

@@ -6,10 +6,12 @@ import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.ThreadConfinement;
 import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.ibverbs.WorkCompletions;
 import io.jrdma.junit.RdmaDeviceTest;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -21,16 +23,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The steady-state data path allocates nothing: refilling requests, posting sends and receives, polling and
- * reading completions, measured with the thread's allocation counter after the JIT has compiled the loop.
+ * reading completions, measured with the thread's allocation counter after the JIT has compiled the loop; with
+ * shared and with confined queue pairs and completion queues.
  */
 @RdmaDeviceTest
 class AllocationFreeDataPathDeviceTest {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    @Test
-    void postingAndPollingAllocateNothing(Context ctx) throws Exception {
-        try (RcPair p = new RcPair(ctx, QpType.RC)) {
+    @ParameterizedTest
+    @EnumSource(ThreadConfinement.class)
+    void postingAndPollingAllocateNothing(ThreadConfinement mode, Context ctx) throws Exception {
+        try (RcPair p = new RcPair(ctx, QpType.RC, mode)) {
             SendWorkRequest write = new SendWorkRequest(1);
             SendWorkRequest send = new SendWorkRequest(1);
             ReceiveWorkRequest recv = new ReceiveWorkRequest(1);

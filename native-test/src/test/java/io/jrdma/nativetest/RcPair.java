@@ -9,6 +9,7 @@ import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.ThreadConfinement;
 
 import java.io.IOException;
 
@@ -30,11 +31,18 @@ final class RcPair implements AutoCloseable {
     final int gidIndex;
 
     RcPair(Context ctx, QpType type) throws IOException {
+        this(ctx, type, ThreadConfinement.SHARED);
+    }
+
+    /** With queue pairs and completion queues of {@code confinement} (confined ones belong to this thread). */
+    RcPair(Context ctx, QpType type, ThreadConfinement confinement) throws IOException {
         pd = ctx.allocateProtectionDomain();
-        cqA = ctx.createCompletionQueue(64);
-        cqB = ctx.createCompletionQueue(64);
-        a = pd.queuePair(type).completionQueue(cqA).capacity(32, 32).sge(4, 4).maxInlineData(64).create();
-        b = pd.queuePair(type).completionQueue(cqB).capacity(32, 32).sge(4, 4).maxInlineData(64).create();
+        cqA = ctx.completionQueue(64).confinement(confinement).create();
+        cqB = ctx.completionQueue(64).confinement(confinement).create();
+        a = pd.queuePair(type).completionQueue(cqA).capacity(32, 32).sge(4, 4).maxInlineData(64)
+                .confinement(confinement).create();
+        b = pd.queuePair(type).completionQueue(cqB).capacity(32, 32).sge(4, 4).maxInlineData(64)
+                .confinement(confinement).create();
         Access[] all = {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC};
         mrA = pd.allocate(BUFFER, all);
         mrB = pd.allocate(BUFFER, all);

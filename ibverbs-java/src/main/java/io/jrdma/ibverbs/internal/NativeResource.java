@@ -1,6 +1,7 @@
 package io.jrdma.ibverbs.internal;
 
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.ThreadConfinement;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -16,6 +17,10 @@ import java.util.concurrent.locks.LockSupport;
  * The lifecycle every verbs object shares: idempotent close, use after close refused, and parents that know their
  * children. The rule: a resource with live children cannot be closed; close fails naming them, and nothing is
  * closed. Children are created under the parents' locks, so a parent cannot close while a child is being born.
+ *
+ * <p>A {@link ThreadConfinement#CONFINED} resource belongs to the thread that created it: any other thread's use or
+ * close is a {@link WrongThreadException}, so no call can be in flight when its owner closes it, and its data-path
+ * calls skip the in-flight counter's atomics.
  */
 public abstract class NativeResource implements AutoCloseable {
     private volatile List<NativeResource> parents;
@@ -24,6 +29,8 @@ public abstract class NativeResource implements AutoCloseable {
     /** Where this object was created, for leak reports. */
     private final Throwable site = new Throwable("created here");
     private long ledgerId;
+    /** The only thread that may use or close a confined resource; null for a shared one. */
+    private final Thread owner;
     private volatile boolean closed;
     /** Set while {@link #close()} waits for the calls in flight: waiters on the object's descriptors give up. */
     private volatile boolean closing;
@@ -46,6 +53,12 @@ public abstract class NativeResource implements AutoCloseable {
      * (no parents) starts the ledger its descendants are recorded in.
      */
     protected NativeResource(NativeResource... parents) {
+        this(ThreadConfinement.SHARED, parents);
+    }
+
+    /** A resource of the given confinement: a confined one belongs to the calling (creating) thread. */
+    protected NativeResource(ThreadConfinement confinement, NativeResource... parents) {
+        this.owner = confinement == ThreadConfinement.CONFINED ? Thread.currentThread() : null;
         this.parents = List.of(parents);
         this.ledger = parents.length == 0 ? new Ledger() : parents[0].ledger;
     }
@@ -114,11 +127,30 @@ public abstract class NativeResource implements AutoCloseable {
         T create() throws E;
     }
 
-    /** @throws IllegalStateException if this resource is closed */
+    /** The thread a confined resource belongs to, or null when it is shared. */
+    protected final Thread owner() {
+        return owner;
+    }
+
+    /**
+     * @throws WrongThreadException  if this resource is confined to another thread
+     * @throws IllegalStateException if this resource is closed
+     */
     protected final void checkOpen() {
+        if (owner != null && owner != Thread.currentThread()) {
+            throw wrongThread(this, owner);
+        }
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
+    }
+
+    /** The refusal of a call on {@code resource}, confined to {@code owner}, from the current thread. */
+    public static WrongThreadException wrongThread(Object resource, Thread owner) {
+        Thread me = Thread.currentThread();
+        return new WrongThreadException(resource + " is confined to thread \"" + owner.getName() + "\" (#"
+                + owner.threadId() + "), which created it; thread \"" + me.getName() + "\" (#" + me.threadId()
+                + ") cannot use or close it");
     }
 
     /**
@@ -144,13 +176,28 @@ public abstract class NativeResource implements AutoCloseable {
      * uses besides its own (e.g. the regions an inline send copies from); not for applications.
      *
      * @throws IllegalStateException if the resource is closed (or being closed)
+     * @throws WrongThreadException  if the resource is confined to another thread
      */
     public final void enter() {
+        Thread o = owner;
+        if (o != null) {
+            // Confined: only the owner gets here, and it cannot be closing the resource now, so nothing to count.
+            if (o != Thread.currentThread() || closed) {
+                throw refused();
+            }
+            return;
+        }
         // One atomic add, no retry loop: after the claim, a refused call's +1 and -1 leave the count negative.
         if ((int) USERS.getAndAdd(this, 1) < 0) {
             USERS.getAndAdd(this, -1);
             throw new IllegalStateException(this + " is closed");
         }
+    }
+
+    // Out of line, so that enter() stays small enough to inline into every data-path call.
+    private RuntimeException refused() {
+        return owner != Thread.currentThread() ? wrongThread(this, owner)
+                : new IllegalStateException(this + " is closed");
     }
 
     /**
@@ -204,7 +251,9 @@ public abstract class NativeResource implements AutoCloseable {
 
     /** Ends a call started by {@link #enter()}. */
     public final void exit() {
-        USERS.getAndAdd(this, -1);
+        if (owner == null) {
+            USERS.getAndAdd(this, -1);
+        }
     }
 
     /** Whether {@link #close()} has completed. */
@@ -217,9 +266,13 @@ public abstract class NativeResource implements AutoCloseable {
      *
      * @throws IllegalStateException if resources created from this one are still open (nothing is closed then)
      * @throws RdmaException         if the native destroy verb fails (the resource stays open)
+     * @throws WrongThreadException  if the resource is confined to another thread (it stays open)
      */
     @Override
     public final void close() throws RdmaException {
+        if (owner != null && owner != Thread.currentThread()) {
+            throw wrongThread(this, owner);
+        }
         synchronized (this) {
             if (closed) {
                 return;
@@ -229,23 +282,12 @@ public abstract class NativeResource implements AutoCloseable {
                         + new ArrayList<>(children) + "; close those first");
             }
             checkClosable();
-            closing = true;
-            // Calls already in flight finish first; later ones see the claim and refuse. Posts and polls are short,
-            // but a batch (ibv_wr_start to complete, ibv_start_poll to end) lasts as long as its thread wants.
-            for (int spins = 0; !USERS.compareAndSet(this, 0, CLAIMED); spins++) {
-                if (spins < 10_000) {
-                    Thread.onSpinWait();
-                } else {
-                    LockSupport.parkNanos(50_000);
-                }
-            }
-            try {
+            if (owner == null) {
+                closeShared();
+            } else {
+                // The owner is here, so none of its calls is in flight (a batch of its own was refused above), and
+                // other threads are refused whether or not the resource is closed.
                 destroy();
-            } catch (RdmaException | RuntimeException e) {
-                // Undo the claim only: refused calls may be between their +1 and -1 (CLAIMED is its own negation).
-                USERS.getAndAdd(this, CLAIMED);
-                closing = false;
-                throw e;
             }
             closed = true;
             ledger.remove(ledgerId);
@@ -254,6 +296,27 @@ public abstract class NativeResource implements AutoCloseable {
             synchronized (p) {
                 p.children.remove(this);
             }
+        }
+    }
+
+    private void closeShared() throws RdmaException {
+        closing = true;
+        // Calls already in flight finish first; later ones see the claim and refuse. Posts and polls are short,
+        // but a batch (ibv_wr_start to complete, ibv_start_poll to end) lasts as long as its thread wants.
+        for (int spins = 0; !USERS.compareAndSet(this, 0, CLAIMED); spins++) {
+            if (spins < 10_000) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(50_000);
+            }
+        }
+        try {
+            destroy();
+        } catch (RdmaException | RuntimeException e) {
+            // Undo the claim only: refused calls may be between their +1 and -1 (CLAIMED is its own negation).
+            USERS.getAndAdd(this, CLAIMED);
+            closing = false;
+            throw e;
         }
     }
 }

@@ -9,6 +9,7 @@ import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.ThreadConfinement;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -53,8 +54,12 @@ public final class VerbsBridge {
         /** The completion channel over {@code struct ibv_comp_channel *channel}. */
         CompletionChannel adoptCompletionChannel(Context context, MemorySegment channel);
 
-        /** The completion queue over {@code struct ibv_cq *cq}, reporting to {@code channel} (or none). */
-        CompletionQueue adoptCompletionQueue(Context context, CompletionChannel channel, MemorySegment cq);
+        /**
+         * The completion queue over {@code struct ibv_cq *cq}, reporting to {@code channel} (or none), usable as
+         * {@code confinement} says.
+         */
+        CompletionQueue adoptCompletionQueue(Context context, CompletionChannel channel, MemorySegment cq,
+                                             ThreadConfinement confinement);
 
         MemorySegment pointer(QueuePair qp);
     }
