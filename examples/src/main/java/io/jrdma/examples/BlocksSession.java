@@ -11,6 +11,7 @@ import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.ThreadConfinement;
 import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.ibverbs.WorkCompletions;
 
@@ -113,9 +114,11 @@ final class BlocksSession implements AutoCloseable {
         receive = new ReceiveWorkRequest(sges);
         pd = ctx.allocateProtectionDomain();
         try {
-            sendCq = ctx.createCompletionQueue(8);
-            recvCq = ctx.createCompletionQueue(8);
-            qp = link.createQueuePair(pd.queuePair(QpType.RC).sendQueue(sendCq).receiveQueue(recvCq)
+            // One thread posts and polls: confined queues need no atomics on the data path.
+            sendCq = ctx.completionQueue(8).confinement(ThreadConfinement.CONFINED).create();
+            recvCq = ctx.completionQueue(8).confinement(ThreadConfinement.CONFINED).create();
+            qp = link.createQueuePair(pd.queuePair(QpType.RC).confinement(ThreadConfinement.CONFINED)
+                    .sendQueue(sendCq).receiveQueue(recvCq)
                     .capacity(4, 4).sge(sges, sges));
             mr = pd.allocate(control + CONTROL_BYTES, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
         } catch (Exception e) {

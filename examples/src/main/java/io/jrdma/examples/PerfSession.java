@@ -10,6 +10,7 @@ import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.ThreadConfinement;
 import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.ibverbs.WorkCompletions;
 
@@ -133,9 +134,11 @@ final class PerfSession implements AutoCloseable {
         retries = TransportRetries.of(ctx.device().name());
         pd = ctx.allocateProtectionDomain();
         try {
-            sendCq = ctx.createCompletionQueue(options.txDepth() + 4);
-            recvCq = ctx.createCompletionQueue(rxDepth + 4);
-            qp = link.createQueuePair(pd.queuePair(QpType.RC).sendQueue(sendCq).receiveQueue(recvCq)
+            // One thread posts and polls, as in perftest: confined queues need no atomics on the data path.
+            sendCq = ctx.completionQueue(options.txDepth() + 4).confinement(ThreadConfinement.CONFINED).create();
+            recvCq = ctx.completionQueue(rxDepth + 4).confinement(ThreadConfinement.CONFINED).create();
+            qp = link.createQueuePair(pd.queuePair(QpType.RC).confinement(ThreadConfinement.CONFINED)
+                    .sendQueue(sendCq).receiveQueue(recvCq)
                     .capacity(options.txDepth() + 2, rxDepth).maxInlineData(options.inlineSize()));
             mr = pd.allocate(control + CONTROL_BYTES, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
                     Access.REMOTE_ATOMIC);
