@@ -50,8 +50,9 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
     /** The most --warmup takes: the warm-up records its stamps like a measured run, 8 bytes each. */
     static final int MAX_WARMUP = 1_000_000;
     /**
-     * A bandwidth warm-up moves at most this much per size: large messages leave the per-message path, which the
-     * warm-up is for, little weight, and 20,000 messages of 1 MiB would take minutes on a slow device.
+     * A warm-up moves at most this much per size: large messages leave the per-message path, which the warm-up is
+     * for, little weight (and the sizes before them have compiled it), and 20,000 messages of 1 MiB would take
+     * minutes on a slow device.
      */
     static final long MAX_WARMUP_BYTES = 64L << 20;
     private static final String WARMUP = "--warmup";
@@ -97,9 +98,9 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
         return sizeIterations.getOrDefault(size, iterations);
     }
 
-    /** The warm-up of {@code size}: --warmup, for bandwidth tests at most {@link #MAX_WARMUP_BYTES} of messages. */
+    /** The warm-up of {@code size}: --warmup, at most {@link #MAX_WARMUP_BYTES} of messages. */
     int warmup(int size) {
-        return test.latency() ? warmup : (int) Math.min(warmup, Math.max(1, MAX_WARMUP_BYTES / size));
+        return (int) Math.min(warmup, Math.max(1, MAX_WARMUP_BYTES / size));
     }
 
     /** The most iterations of any size's warm-up, and of its counted run unless -D times it. */
@@ -272,7 +273,7 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
                 "  -D, --duration=<secs>    run each size for this many seconds instead of -n",
                 "      --warmup=<iters>     untimed iterations of the test per size before the timed ones (default "
                         + DEFAULT_WARMUP + "; 0: none;",
-                "                           bandwidth: at most " + (MAX_WARMUP_BYTES >> 20) + " MiB of messages)",
+                "                           at most " + (MAX_WARMUP_BYTES >> 20) + " MiB of messages per size)",
                 "  -p, --port=<port>        listen on/connect to port <port> (default 18515)",
                 "  -R, --rdma_cm            connect the queue pairs through rdma_cm (SERVER must be an IP address)",
                 "  -t, --tx-depth=<dep>     sends in flight (default 128 for bandwidth, 1 for latency)",

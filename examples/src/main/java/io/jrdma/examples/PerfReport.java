@@ -53,8 +53,7 @@ final class PerfReport {
         out.printf(Locale.ROOT, " Max inline data : %d[B]%n", options.inlineSize());
         out.printf(" rdma_cm QPs     : %s%n", options.rdmaCm() ? "ON" : "OFF");
         out.printf(Locale.ROOT, " Warm-up         : %d iterations per size%s, untimed, then until the JIT is idle%n",
-                options.warmup(), options.test().latency() ? ""
-                        : " (at most " + (PerfOptions.MAX_WARMUP_BYTES >> 20) + " MiB)");
+                options.warmup(), " (at most " + (PerfOptions.MAX_WARMUP_BYTES >> 20) + " MiB)");
         out.println(LINE);
     }
 

@@ -76,13 +76,14 @@ class PerfOptionsTest {
     }
 
     @Test
-    void aBandwidthWarmupMovesAtMost64MibPerSize() {
+    void aWarmupMovesAtMost64MibPerSize() {
         PerfOptions o = parse("write-bw", "--sizes", "64,1048576", "--warmup", "100000");
         assertEquals(100000, o.warmup(64));
         assertEquals(64, o.warmup(1048576));
         assertEquals(8, parse("write-bw", "-s", "8388608", "--warmup", "100").warmup(8388608));
         assertEquals(0, parse("write-bw", "--warmup", "0").warmup(65536));
-        assertEquals(100000, parse("write-lat", "-s", "65536", "--warmup", "100000").warmup(65536));
+        assertEquals(1024, parse("write-lat", "-s", "65536", "--warmup", "100000").warmup(65536));
+        assertEquals(20000, parse("write-lat", "-s", "512").warmup(512));
     }
 
     @Test

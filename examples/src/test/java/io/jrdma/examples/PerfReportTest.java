@@ -37,7 +37,7 @@ class PerfReportTest {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         new PerfReport(PerfOptions.parse(List.of("send-lat", "--warmup", "250")), new PrintStream(bytes, true))
                 .banner("rxe0", "Ethernet", 1);
-        assertTrue(bytes.toString().contains("\n Warm-up         : 250 iterations per size, untimed, then until the JIT is idle\n"),
+        assertTrue(bytes.toString().contains("\n Warm-up         : 250 iterations per size (at most 64 MiB), untimed, then until the JIT is idle\n"),
                 bytes.toString());
     }
 

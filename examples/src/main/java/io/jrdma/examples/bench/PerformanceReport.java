@@ -143,7 +143,8 @@ public record PerformanceReport(Map<String, String> environment, List<Comparison
                         Integer.parseInt(read.strip()));
         int bw = Integer.parseInt(bandwidth.strip());
         return String.format(Locale.ROOT, "untimed iterations of the same test before the timed ones, in every run: "
-                + "%s, min(%d, 64 MiB / size) messages for bandwidth (jrdma perf --warmup); jrdma perf "
+                + "%s, min(%d, 64 MiB / size) messages for bandwidth (jrdma perf --warmup; every test at most 64 MiB "
+                + "of messages per size); jrdma perf "
                 + "then waits until its JIT is idle, as it does after start-up; perftest has none", latency, bw);
     }
 
