@@ -1,7 +1,6 @@
 package io.jrdma.examples.bench;
 
 import io.jrdma.examples.bench.CpuSample.Kind;
-import io.jrdma.examples.bench.RunProfile.Shape;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,7 +15,7 @@ import java.util.stream.Stream;
 
 /**
  * Turns the results directory of {@code scripts/profile} into {@code profile-TEST.md}: where the clients of jrdma perf
- * and perftest spend their measured runs of one test (write-lat, send-lat, read-lat, write-bw or send-bw) on the same device. The directory
+ * and perftest spend their measured runs of one test (read-lat, write-bw or send-bw) on the same device. The directory
  * holds {@code env.txt} ({@code key=value} lines; {@code iterations} and {@code frequency} are required, {@code test}
  * is read-lat where absent) and, per round R, {@code round-R/c.txt} (perftest's output), {@code round-R/java.json}
  * ({@code jrdma perf --json}) and {@code round-R/SIDE.client.perf.txt} / {@code SIDE.server.perf.txt}
@@ -37,12 +36,9 @@ public final class ProfileReport {
      * typical latency, a bandwidth test's average MB/s).
      */
     private enum Test {
-        READ_LAT("read-lat", "read", "read", "Typical µs", "Median typical latency", "µs", Shape.KERNEL_BOUND),
-        WRITE_LAT("write-lat", "write", "round trip", "Typical µs", "Median typical latency", "µs",
-                Shape.PING_PONG),
-        SEND_LAT("send-lat", "send", "round trip", "Typical µs", "Median typical latency", "µs", Shape.PING_PONG),
-        WRITE_BW("write-bw", "write", "message", "MB/s", "Median bandwidth", "MB/s", Shape.KERNEL_BOUND),
-        SEND_BW("send-bw", "send", "message", "MB/s", "Median bandwidth", "MB/s", Shape.KERNEL_BOUND);
+        READ_LAT("read-lat", "read", "read", "Typical µs", "Median typical latency", "µs"),
+        WRITE_BW("write-bw", "write", "message", "MB/s", "Median bandwidth", "MB/s"),
+        SEND_BW("send-bw", "send", "message", "MB/s", "Median bandwidth", "MB/s");
 
         final String id;
         final String verb;
@@ -50,11 +46,8 @@ public final class ProfileReport {
         final String resultColumn;
         final String resultReading;
         final String unit;
-        final Shape shape;
 
-        Test(String id, String verb, String operation, String resultColumn, String resultReading, String unit,
-             Shape shape) {
-            this.shape = shape;
+        Test(String id, String verb, String operation, String resultColumn, String resultReading, String unit) {
             this.id = id;
             this.verb = verb;
             this.operation = operation;
@@ -107,7 +100,7 @@ public final class ProfileReport {
                 runs.add(RunProfile.of((side.equals("c") ? "C " : "Java ") + r, result,
                         CpuSample.parse(Files.readString(round.resolve(side + ".client.perf.txt"))),
                         CpuSample.parse(Files.readString(round.resolve(side + ".server.perf.txt"))),
-                        iterations, frequency, Test.of(env).shape));
+                        iterations, frequency));
             }
         }
         if (runs.isEmpty()) {
@@ -128,15 +121,7 @@ public final class ProfileReport {
                         + "`perf record -e cpu-clock -F %s` samples each client and each server process.%n%n",
                 env.get("date"), test.id, env.get("size"), env.get("iterations"), test.operation, env.get("warmup"),
                 c.size(), env.get("frequency")));
-        md.append(test.shape == Shape.PING_PONG ? """
-                The measured run is found in each client's samples: the last stretch in which its busiest thread is \
-                on a CPU at least 20% of the time, at least half of it in the test's own loop (the C tool's code or \
-                JIT-compiled code) or the rxe provider. Each side of a ping-pong busy-polls on a vCPU of its own; \
-                its post runs rxe's requester, and the peer's answer arrives while it polls. The JVM's start-up and \
-                exit run in the JVM and the kernel, and its warm-up ends in a wait for an idle JIT. Times are the \
-                guest's: the CPU is emulated, so they are many times those of real hardware, for C and Java alike.
-
-                """ : """
+        md.append("""
                 The measured run is found in each client's samples: the last stretch in which its busiest thread is \
                 on a CPU at least 20%% of the time, at least 80%% in the kernel and at least 5%% in rxe's own \
                 functions (`rxe_*`). On rxe both ends of a %1$s run in the one kernel, and its requester, responder \

@@ -52,8 +52,7 @@ class ProfileReportTest {
         add(client, 10, 6.5, 6.8, 500, "[kernel.kallsyms]");       // its unmapping: kernel, but no rxe
         List<CpuSample> server = new ArrayList<>();
         add(server, 20, 0.0, 8.0, 5, "libjvm.so");
-        RunProfile p = RunProfile.of("Java 1", Measurement.latency(64, 50, 40), client, server, 20000, 1000,
-                RunProfile.Shape.KERNEL_BOUND);
+        RunProfile p = RunProfile.of("Java 1", Measurement.latency(64, 50, 40), client, server, 20000, 1000);
         assertEquals(4.0, p.from(), 1e-9);
         assertEquals(6.0, p.to(), 1e-9);
         int all = p.client().size();
@@ -67,30 +66,11 @@ class ProfileReportTest {
     }
 
     @Test
-    void findsAPingPongsMeasuredRunByItsOwnLoopNotByTheKernel() {
-        List<CpuSample> client = new ArrayList<>();
-        add(client, 10, 0.0, 1.0, 1000, "libjvm.so");              // start-up
-        add(client, 10, 1.0, 2.0, 900, "perf-7.map");              // warm-up
-        add(client, 10, 2.0, 4.0, 4, "libjvm.so");                 // waiting for the JIT
-        add(client, 10, 4.0, 6.0, 700, "perf-7.map");              // measured: polling in JIT code ...
-        add(client, 10, 4.01, 6.0, 150, "rxe_requester", "[kernel.kallsyms]");   // ... and posting
-        add(client, 10, 6.0, 6.5, 900, "libjvm.so");               // exit
-        add(client, 10, 6.5, 6.8, 500, "[kernel.kallsyms]");
-        RunProfile p = RunProfile.of("Java 1", Measurement.latency(2, 10, 9), client, List.of(), 100000, 1000,
-                RunProfile.Shape.PING_PONG);
-        assertEquals(4.0, p.from(), 1e-9);
-        assertEquals(6.0, p.to(), 1e-9);
-        assertThrows(IllegalArgumentException.class, () -> RunProfile.of("Java 1", Measurement.latency(2, 10, 9),
-                client, List.of(), 100000, 1000, RunProfile.Shape.KERNEL_BOUND));
-    }
-
-    @Test
     void refusesARunWithoutAKernelBoundStretch() {
         List<CpuSample> client = new ArrayList<>();
         add(client, 10, 0.0, 1.0, 1000, "libjvm.so");
         assertThrows(IllegalArgumentException.class,
-                () -> RunProfile.of("C 1", Measurement.latency(64, 50, 40), client, List.of(), 100, 1000,
-                        RunProfile.Shape.KERNEL_BOUND));
+                () -> RunProfile.of("C 1", Measurement.latency(64, 50, 40), client, List.of(), 100, 1000));
     }
 
     @Test
