@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The command line of {@code jrdma perf TEST}: perftest's main options, checked up front.
@@ -110,7 +111,7 @@ record PerfOptions(PerfTest test, String device, int ibPort, Integer gidIndex, L
 
     /** What both sides must agree on; the exchange refuses a peer that differs. */
     String setup() {
-        return test.label() + " sizes=" + sizes + " n=" + iterations + " " + new java.util.TreeMap<>(sizeIterations)
+        return test.label() + " sizes=" + sizes + " n=" + iterations + " " + new TreeMap<>(sizeIterations)
                 + " D=" + seconds + " warmup=" + warmup;
     }
 
