@@ -9,8 +9,7 @@ tool_copy() {
   . "$root/scripts/lib/jdk.sh"
   jrdma_find_jdk
   if [ "$build" = 1 ]; then
-    MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-      mvn -B -q -ntp -f "$root/pom.xml" -pl examples -am install -DskipTests
+    "$root/mvnw" -B -q -ntp -f "$root/pom.xml" -pl examples -am install -DskipTests
   fi
   mkdir -p "$results"
   RESULTS_DIR=$(cd "$results" && pwd)
