@@ -1,7 +1,7 @@
 /**
  * The idiomatic verbs API: devices, contexts and the verbs objects hanging off them.
  *
- * <p>Run with {@code --enable-native-access=io.jrdma.bindings,io.jrdma.ibverbs} (or
+ * <p>Run with {@code --enable-native-access=io.jrdma.bindings,io.jrdma.ibverbs,io.jrdma.rdmacm} (or
  * {@code ALL-UNNAMED} on the class path).
  */
 module io.jrdma.ibverbs {

@@ -73,7 +73,7 @@ public final class ExtendedPost {
     /** {@code thread}: the thread the queue pair is confined to, or null when it is shared. */
     ExtendedPost(QueuePair qp, Thread thread, MemorySegment qpx, Set<SendOpcode> ops) {
         this.qp = qp;
-        this.batch = new Batch(qp, thread, "complete() or abort()");
+        this.batch = new Batch(qp.guard, thread, "complete() or abort()");
         this.qpx = qpx.reinterpret(ibv_qp_ex.sizeof());
         this.ops = ops;
         MemorySegment x = this.qpx;
@@ -264,13 +264,13 @@ public final class ExtendedPost {
             throw new IllegalArgumentException(ah + " is of another protection domain than " + qp);
         }
         // Held, so that a close on another thread cannot free the handle while the provider reads it.
-        ah.enter();
+        ah.guard.enter();
         try {
             SET_UD_ADDR.invokeExact(setUdAddr, qpx, ah.segment(), remoteQpn, remoteQkey);
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
-            ah.exit();
+            ah.guard.exit();
         }
         return this;
     }

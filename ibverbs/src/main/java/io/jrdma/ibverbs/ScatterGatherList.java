@@ -1,7 +1,7 @@
 package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_sge;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -88,8 +88,10 @@ final class ScatterGatherList {
     }
 
     /** Puts the region of every entry into {@code into} from {@code at}; returns the index after the last. */
-    int regionsInto(NativeResource[] into, int at) {
-        System.arraycopy(regions, 0, into, at, count);
+    int regionsInto(ResourceGuard[] into, int at) {
+        for (int i = 0; i < count; i++) {
+            into[at + i] = regions[i].guard;
+        }
         return at + count;
     }
 
