@@ -21,6 +21,7 @@ import java.lang.invoke.MethodHandle;
  * qp.postSend(wr.reset().opcode(SendOpcode.SEND).add(mr, 0, 64).datagram(ah, peer.qpn(), QKEY));
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public final class AddressHandle implements AutoCloseable {
     private static final MethodHandle CREATE_AH = Errno.capturing(
             ibverbs_h.ibv_create_ah$address(), ibverbs_h.ibv_create_ah$descriptor());

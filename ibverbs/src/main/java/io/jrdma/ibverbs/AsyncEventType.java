@@ -10,6 +10,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code ctx.onAsyncEvent(e -> { if (e.type() == AsyncEventType.PORT_ERR) failover(); }); }</pre>
  */
+@SuppressWarnings("restricted")
 public enum AsyncEventType {
     CQ_ERR(IBV_EVENT_CQ_ERR()), QP_FATAL(IBV_EVENT_QP_FATAL()), QP_REQ_ERR(IBV_EVENT_QP_REQ_ERR()),
     QP_ACCESS_ERR(IBV_EVENT_QP_ACCESS_ERR()), COMM_EST(IBV_EVENT_COMM_EST()), SQ_DRAINED(IBV_EVENT_SQ_DRAINED()),

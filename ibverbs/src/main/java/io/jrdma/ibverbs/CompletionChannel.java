@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * if (ready != null) { ready.requestNotification(false); ready.poll(wcs); }
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public final class CompletionChannel implements AutoCloseable {
     private static final MethodHandle CREATE = Errno.capturing(
             ibverbs_h.ibv_create_comp_channel$address(), ibverbs_h.ibv_create_comp_channel$descriptor());

@@ -39,6 +39,7 @@ import java.util.Set;
  * resize and close it (other threads get {@link WrongThreadException}), and its polls skip the atomics that let
  * another thread's close wait for them.
  */
+@SuppressWarnings("restricted")
 public final class CompletionQueue implements AutoCloseable {
     private static final MethodHandle CREATE_CQ = Errno.capturing(
             ibverbs_h.ibv_create_cq$address(), ibverbs_h.ibv_create_cq$descriptor());

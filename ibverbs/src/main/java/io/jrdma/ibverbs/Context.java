@@ -43,6 +43,7 @@ import java.util.function.Consumer;
  * a connection-manager id ({@code CmId.context()}) was opened by librdmacm, which keeps it for the life of the
  * process: closing it releases only the Java side.
  */
+@SuppressWarnings("restricted")
 public final class Context implements AutoCloseable {
 
     private static final MethodHandle OPEN_DEVICE = Errno.capturing(

@@ -33,6 +33,7 @@ import java.util.Set;
  * On a {@link ThreadConfinement#CONFINED} queue only its owner may poll; every call from another thread is a
  * {@link WrongThreadException}.
  */
+@SuppressWarnings("restricted")
 public final class ExtendedPoll {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);

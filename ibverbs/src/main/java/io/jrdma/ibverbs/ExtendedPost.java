@@ -27,6 +27,7 @@ import java.util.Set;
  * <p>On a {@link ThreadConfinement#CONFINED} queue pair only its owner may start a batch; the other calls of a
  * batch work only on the thread that started it.
  */
+@SuppressWarnings("restricted")
 public final class ExtendedPost {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);

@@ -27,6 +27,7 @@ import java.util.Set;
  * }   // closing the arena deregisters the region before the memory is freed
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public final class MemoryRegion implements AutoCloseable {
     private static final MethodHandle REG_MR = Errno.capturing(
             ibverbs_h.ibv_reg_mr$address(), ibverbs_h.ibv_reg_mr$descriptor());

@@ -27,6 +27,7 @@ import java.util.EnumSet;
  * mw.unbind(qp);                                                  // and now nothing
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public final class MemoryWindow implements AutoCloseable {
     /** The two kinds of memory window ({@code enum ibv_mw_type}). */
     public enum Type {

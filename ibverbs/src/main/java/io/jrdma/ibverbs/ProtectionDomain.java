@@ -23,6 +23,7 @@ import java.util.function.Function;
  * }
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public final class ProtectionDomain implements AutoCloseable {
     private static final MethodHandle ALLOC_PD = Errno.capturing(
             ibverbs_h.ibv_alloc_pd$address(), ibverbs_h.ibv_alloc_pd$descriptor());

@@ -50,6 +50,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * and close it (other threads get {@link WrongThreadException}), and its posts skip the atomics that let another
  * thread's close wait for them.
  */
+@SuppressWarnings("restricted")
 public final class QueuePair implements AutoCloseable {
     private static final MethodHandle CREATE_QP = Errno.capturing(
             ibverbs_h.ibv_create_qp$address(), ibverbs_h.ibv_create_qp$descriptor());

@@ -25,6 +25,7 @@ import java.lang.invoke.MethodHandle;
  * srq.armLimit(16);
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public final class SharedReceiveQueue implements AutoCloseable {
     private static final MethodHandle CREATE_SRQ = Errno.capturing(
             ibverbs_h.ibv_create_srq$address(), ibverbs_h.ibv_create_srq$descriptor());

@@ -12,6 +12,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * if (wcs.status(i) != WcStatus.SUCCESS) log.warn("wr {} failed: {}", wcs.id(i), wcs.status(i).description());
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public enum WcStatus {
     SUCCESS(IBV_WC_SUCCESS()), LOC_LEN_ERR(IBV_WC_LOC_LEN_ERR()), LOC_QP_OP_ERR(IBV_WC_LOC_QP_OP_ERR()),
     LOC_EEC_OP_ERR(IBV_WC_LOC_EEC_OP_ERR()), LOC_PROT_ERR(IBV_WC_LOC_PROT_ERR()), WR_FLUSH_ERR(IBV_WC_WR_FLUSH_ERR()),

@@ -31,6 +31,7 @@ import java.util.List;
  * @param source      the local address, or null
  * @param destination the remote address, or null (passive)
  */
+@SuppressWarnings("restricted")
 public record AddressInfo(boolean passive, QpType qpType, PortSpace portSpace, InetSocketAddress source,
                           InetSocketAddress destination) {
     private static final MethodHandle GETADDRINFO = Cm.capturing(rdma_cma_h.rdma_getaddrinfo$address(),

@@ -12,6 +12,7 @@ import static io.jrdma.bindings.rdmacm.rdma_cma_h.*;
  * if (type == CmEventType.REJECTED) log.warn("peer said no: {}", type.description());
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public enum CmEventType {
     ADDR_RESOLVED(RDMA_CM_EVENT_ADDR_RESOLVED()), ADDR_ERROR(RDMA_CM_EVENT_ADDR_ERROR()),
     ROUTE_RESOLVED(RDMA_CM_EVENT_ROUTE_RESOLVED()), ROUTE_ERROR(RDMA_CM_EVENT_ROUTE_ERROR()),

@@ -39,6 +39,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED);
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public final class CmId implements AutoCloseable {
     private static final MethodHandle CREATE_ID = Cm.capturing(rdma_cma_h.rdma_create_id$address(),
             rdma_cma_h.rdma_create_id$descriptor());

@@ -39,6 +39,7 @@ import java.util.function.Consumer;
  * }
  * }</pre>
  */
+@SuppressWarnings("restricted")
 public final class EventChannel implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(EventChannel.class.getName());
     private static final MethodHandle CREATE = Cm.capturing(rdma_cma_h.rdma_create_event_channel$address(),
