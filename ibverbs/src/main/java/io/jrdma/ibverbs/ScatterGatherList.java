@@ -87,8 +87,8 @@ final class ScatterGatherList {
         return new IllegalStateException("scatter/gather entry " + i + " is in a closed region: " + mr);
     }
 
-    /** Puts the region of every entry into {@code into} from {@code at}; returns the index after the last. */
-    int regionsInto(ResourceGuard[] into, int at) {
+    /** Puts the guard of every entry's region into {@code into} from {@code at}; returns the index after the last. */
+    int regionGuardsInto(ResourceGuard[] into, int at) {
         for (int i = 0; i < count; i++) {
             into[at + i] = regions[i].guard;
         }

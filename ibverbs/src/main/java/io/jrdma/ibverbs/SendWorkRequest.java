@@ -299,7 +299,7 @@ public final class SendWorkRequest {
             throw new IllegalArgumentException("the request with wr_id " + idValue()
                     + " appears twice in the chain (a cycle?)");
         }
-        int n = isInline() ? sgl.regionsInto(inUse, 0) : 0;
+        int n = isInline() ? sgl.regionGuardsInto(inUse, 0) : 0;
         if (addressHandle != null) {
             inUse[n++] = addressHandle.guard;
         }
