@@ -134,8 +134,9 @@ public final class ResourceGuard {
     }
 
     /**
-     * Runs {@code creator} while holding the locks of the child's parents, after checking they are open, and makes
-     * the child known to them once it exists: a concurrent close can neither orphan it nor miss it.
+     * Runs {@code creator} while holding the locks of the child's {@code parents} (their guards), after checking they
+     * are open, and makes the child's {@code guard} known to them once it exists: a concurrent close can neither
+     * orphan it nor miss it.
      */
     public static <T, E extends Exception> T create(Creator<T, E> creator, Function<? super T, ResourceGuard> guard,
                                                     ResourceGuard... parents) throws E {
