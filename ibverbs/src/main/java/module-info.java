@@ -1,9 +1,11 @@
 /**
  * The idiomatic verbs API: devices, contexts and the verbs objects hanging off them.
  *
- * <p>Run with {@code --enable-native-access=io.jrdma.bindings,io.jrdma.ibverbs} (or
+ * <p>Run with {@code --enable-native-access=io.jrdma.bindings,io.jrdma.ibverbs,io.jrdma.rdmacm} (or
  * {@code ALL-UNNAMED} on the class path).
  */
+// io.jrdma.rdmacm, to which it exports its internal package, is built after it.
+@SuppressWarnings("module")
 module io.jrdma.ibverbs {
     requires io.jrdma.bindings;
     exports io.jrdma.ibverbs;

@@ -5,7 +5,7 @@ import io.jrdma.bindings.ibverbs.ibv_ah_attr;
 import io.jrdma.bindings.ibverbs.ibv_global_route;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -21,7 +21,8 @@ import java.lang.invoke.MethodHandle;
  * qp.postSend(wr.reset().opcode(SendOpcode.SEND).add(mr, 0, 64).datagram(ah, peer.qpn(), QKEY));
  * }</pre>
  */
-public final class AddressHandle extends NativeResource {
+@SuppressWarnings("restricted")
+public final class AddressHandle implements AutoCloseable {
     private static final MethodHandle CREATE_AH = Errno.capturing(
             ibverbs_h.ibv_create_ah$address(), ibverbs_h.ibv_create_ah$descriptor());
     private static final MethodHandle CREATE_AH_FROM_WC = Errno.capturing(
@@ -29,11 +30,12 @@ public final class AddressHandle extends NativeResource {
     /** Bytes of the Global Route Header that lead every UD receive buffer. */
     public static final int GRH_BYTES = 40;
 
+    final ResourceGuard guard;
     private final ProtectionDomain pd;
     private final MemorySegment ah;
 
     private AddressHandle(ProtectionDomain pd, MemorySegment ah) {
-        super(pd);
+        this.guard = new ResourceGuard(this, this::destroy, pd.guard);
         this.pd = pd;
         this.ah = ah.reinterpret(ibv_ah.sizeof());
     }
@@ -49,7 +51,7 @@ public final class AddressHandle extends NativeResource {
         if (gidIndex < 0 && remote.lid() == 0) {
             throw new IllegalArgumentException("the peer has no LID, so it needs a GID path: give a GID index");
         }
-        return create(() -> {
+        return ResourceGuard.create(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment attr = ibv_ah_attr.allocate(arena);
                 ibv_ah_attr.dlid(attr, (short) remote.lid());
@@ -64,7 +66,7 @@ public final class AddressHandle extends NativeResource {
                 }
                 return new AddressHandle(pd, Verbs.pointer("ibv_create_ah", CREATE_AH, pd.segment(), attr));
             }
-        }, pd);
+        }, ah -> ah.guard, pd.guard);
     }
 
     /** {@code ibv_create_ah} from a filled native {@code struct ibv_ah_attr} (e.g. one the connection manager gave). */
@@ -73,7 +75,9 @@ public final class AddressHandle extends NativeResource {
             throw new IllegalArgumentException("struct ibv_ah_attr is " + ibv_ah_attr.sizeof() + " bytes, got "
                     + attr.byteSize());
         }
-        return create(() -> new AddressHandle(pd, Verbs.pointer("ibv_create_ah", CREATE_AH, pd.segment(), attr)), pd);
+        return ResourceGuard.create(
+                () -> new AddressHandle(pd, Verbs.pointer("ibv_create_ah", CREATE_AH, pd.segment(), attr)),
+                ah -> ah.guard, pd.guard);
     }
 
     /**
@@ -86,17 +90,33 @@ public final class AddressHandle extends NativeResource {
             throw new IllegalArgumentException("the GRH is " + GRH_BYTES + " bytes, got " + grh.byteSize());
         }
         MemorySegment wc = wcs.slot(index);
-        return create(() -> new AddressHandle(pd, Verbs.pointer("ibv_create_ah_from_wc", CREATE_AH_FROM_WC,
-                pd.segment(), wc, grh, (byte) port)), pd);
+        return ResourceGuard.create(() -> new AddressHandle(pd, Verbs.pointer("ibv_create_ah_from_wc",
+                CREATE_AH_FROM_WC, pd.segment(), wc, grh, (byte) port)), ah -> ah.guard, pd.guard);
     }
 
     MemorySegment segment() {
         return ah;
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         Verbs.check("ibv_destroy_ah", ibverbs_h.ibv_destroy_ah(ah));
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
     }
 
     @Override

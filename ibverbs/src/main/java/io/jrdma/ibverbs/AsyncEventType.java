@@ -1,7 +1,7 @@
 package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibverbs_h;
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -10,7 +10,8 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code ctx.onAsyncEvent(e -> { if (e.type() == AsyncEventType.PORT_ERR) failover(); }); }</pre>
  */
-public enum AsyncEventType implements NativeEnum {
+@SuppressWarnings("restricted")
+public enum AsyncEventType {
     CQ_ERR(IBV_EVENT_CQ_ERR()), QP_FATAL(IBV_EVENT_QP_FATAL()), QP_REQ_ERR(IBV_EVENT_QP_REQ_ERR()),
     QP_ACCESS_ERR(IBV_EVENT_QP_ACCESS_ERR()), COMM_EST(IBV_EVENT_COMM_EST()), SQ_DRAINED(IBV_EVENT_SQ_DRAINED()),
     PATH_MIG(IBV_EVENT_PATH_MIG()), PATH_MIG_ERR(IBV_EVENT_PATH_MIG_ERR()), DEVICE_FATAL(IBV_EVENT_DEVICE_FATAL()),
@@ -28,7 +29,6 @@ public enum AsyncEventType implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
@@ -53,6 +53,6 @@ public enum AsyncEventType implements NativeEnum {
     enum Element { QP, CQ, SRQ, PORT, NONE }
 
     static AsyncEventType of(int value) {
-        return NativeEnum.of(values(), value, UNKNOWN);
+        return NativeEnums.of(values(), AsyncEventType::value, value, UNKNOWN);
     }
 }

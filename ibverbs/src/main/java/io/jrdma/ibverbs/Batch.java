@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -23,7 +23,7 @@ final class Batch {
         }
     }
 
-    private final NativeResource queue;
+    private final ResourceGuard queue;
     /** The thread a confined queue belongs to; null for a shared queue. */
     private final Thread owner;
     private final String ending;
@@ -31,7 +31,7 @@ final class Batch {
     private volatile Thread holder;
 
     /** {@code owner}: the queue's thread if it is confined, else null; {@code ending}: how a batch ends, e.g. "end()". */
-    Batch(NativeResource queue, Thread owner, String ending) {
+    Batch(ResourceGuard queue, Thread owner, String ending) {
         this.queue = queue;
         this.owner = owner;
         this.ending = ending;

@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.VerbsBridge;
 
 import java.lang.foreign.MemorySegment;
@@ -21,7 +21,7 @@ final class BridgeHooks implements VerbsBridge.Hooks {
     }
 
     @Override
-    public QueuePair createQueuePair(QueuePair.Builder builder, VerbsBridge.QpCreator creator, NativeResource owner)
+    public QueuePair createQueuePair(QueuePair.Builder builder, VerbsBridge.QpCreator creator, ResourceGuard owner)
             throws RdmaException {
         return builder.create(creator, owner);
     }

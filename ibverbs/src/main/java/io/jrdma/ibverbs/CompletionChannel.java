@@ -4,7 +4,7 @@ import io.jrdma.bindings.ibverbs.ibv_comp_channel;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.Fd;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -27,12 +27,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * if (ready != null) { ready.requestNotification(false); ready.poll(wcs); }
  * }</pre>
  */
-public final class CompletionChannel extends NativeResource {
+@SuppressWarnings("restricted")
+public final class CompletionChannel implements AutoCloseable {
     private static final MethodHandle CREATE = Errno.capturing(
             ibverbs_h.ibv_create_comp_channel$address(), ibverbs_h.ibv_create_comp_channel$descriptor());
     private static final MethodHandle GET_CQ_EVENT = Errno.capturing(
             ibverbs_h.ibv_get_cq_event$address(), ibverbs_h.ibv_get_cq_event$descriptor());
 
+    final ResourceGuard guard;
     private final Context context;
     private final MemorySegment channel;
     private final int fd;
@@ -45,7 +47,7 @@ public final class CompletionChannel extends NativeResource {
     }
 
     private CompletionChannel(Context context, MemorySegment channel, boolean adopted) {
-        super(context);
+        this.guard = new ResourceGuard(this, this::destroy, context.guard);
         this.context = context;
         this.channel = channel.reinterpret(ibv_comp_channel.sizeof());
         this.adopted = adopted;
@@ -55,7 +57,7 @@ public final class CompletionChannel extends NativeResource {
 
     /** The channel over {@code channel}, which something other than libibverbs created and will destroy. */
     static CompletionChannel adopt(Context context, MemorySegment channel) {
-        return create(() -> new CompletionChannel(context, channel, true), context);
+        return ResourceGuard.create(() -> new CompletionChannel(context, channel, true), c -> c.guard, context.guard);
     }
 
     /**
@@ -69,12 +71,12 @@ public final class CompletionChannel extends NativeResource {
      * @throws IllegalStateException if the channel is closed, or closed by another thread while this one waits
      */
     public CompletionQueue await(Duration timeout) throws RdmaException, InterruptedException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cqOut = arena.allocate(ValueLayout.ADDRESS);
             MemorySegment ctxOut = arena.allocate(ValueLayout.ADDRESS);
             MemorySegment state = Errno.allocateState(arena);
-            if (!awaitEvent(fd, timeout, "ibv_get_cq_event", state,
+            if (!guard.awaitEvent(fd, timeout, "ibv_get_cq_event", state,
                     () -> (int) GET_CQ_EVENT.invokeExact(state, channel, cqOut, ctxOut))) {
                 return null;
             }
@@ -87,7 +89,7 @@ public final class CompletionChannel extends NativeResource {
 
     /** The file descriptor, for callers that multiplex it themselves. */
     public int fd() {
-        checkOpen();
+        guard.checkOpen();
         return fd;
     }
 
@@ -103,11 +105,27 @@ public final class CompletionChannel extends NativeResource {
         return channel;
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         if (!adopted) {
             Verbs.check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(channel));
         }
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
     }
 
     @Override

@@ -8,7 +8,7 @@ import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -39,10 +39,12 @@ import java.util.Set;
  * resize and close it (other threads get {@link WrongThreadException}), and its polls skip the atomics that let
  * another thread's close wait for them.
  */
-public final class CompletionQueue extends NativeResource {
+@SuppressWarnings("restricted")
+public final class CompletionQueue implements AutoCloseable {
     private static final MethodHandle CREATE_CQ = Errno.capturing(
             ibverbs_h.ibv_create_cq$address(), ibverbs_h.ibv_create_cq$descriptor());
 
+    final ResourceGuard guard;
     private final Context context;
     private final CompletionChannel channel;
     private final MemorySegment cq;
@@ -117,7 +119,9 @@ public final class CompletionQueue extends NativeResource {
 
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment cq, Set<WcField> fields,
                             boolean adopted, ThreadConfinement confinement) {
-        super(confinement, parents(context, channel));
+        this.guard = new ResourceGuard(this,
+                ResourceGuard.Lifecycle.of(this::destroy, this::checkClosable, () -> null), confinement,
+                parents(context, channel));
         this.adopted = adopted;
         this.context = context;
         this.channel = channel;
@@ -125,7 +129,7 @@ public final class CompletionQueue extends NativeResource {
         MemorySegment ops = ibv_context.ops(context.segment());
         this.pollCq = ibv_context_ops.poll_cq(ops);
         this.reqNotifyCq = ibv_context_ops.req_notify_cq(ops);
-        this.extendedPoll = fields == null ? null : new ExtendedPoll(this, owner(), cq, fields);
+        this.extendedPoll = fields == null ? null : new ExtendedPoll(this, guard.owner(), cq, fields);
         if (channel != null) {
             channel.attach(this);
         }
@@ -135,11 +139,11 @@ public final class CompletionQueue extends NativeResource {
     static CompletionQueue create(Context context, int entries, CompletionChannel channel, int vector,
                                   ThreadConfinement confinement) throws RdmaException {
         checkArguments(context, entries, channel, vector);
-        return create(() -> {
+        return ResourceGuard.create(() -> {
             MemorySegment cq = Verbs.pointer("ibv_create_cq", CREATE_CQ, context.segment(), entries,
                     MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.segment(), vector);
             return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null, false, confinement);
-        }, parents(context, channel));
+        }, cq -> cq.guard, parents(context, channel));
     }
 
     /**
@@ -148,8 +152,8 @@ public final class CompletionQueue extends NativeResource {
      */
     static CompletionQueue adopt(Context context, CompletionChannel channel, MemorySegment cq,
                                  ThreadConfinement confinement) {
-        return create(() -> new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null, true,
-                confinement), parents(context, channel));
+        return ResourceGuard.create(() -> new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), null,
+                true, confinement), queue -> queue.guard, parents(context, channel));
     }
 
     /** {@code ibv_create_cq_ex}, through the provider's {@code create_cq_ex} as verbs.h does. */
@@ -162,7 +166,7 @@ public final class CompletionQueue extends NativeResource {
                     context.device().name() + " has no extended completion queues");
         }
         long wcFlags = fields.stream().mapToLong(WcField::mask).reduce(0, (a, b) -> a | b);
-        return create(() -> {
+        return ResourceGuard.create(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment attr = ibv_cq_init_attr_ex.allocate(arena);
                 ibv_cq_init_attr_ex.cqe(attr, entries);
@@ -175,7 +179,7 @@ public final class CompletionQueue extends NativeResource {
                 return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.sizeof()), Set.copyOf(fields),
                         false, confinement);
             }
-        }, parents(context, channel));
+        }, cq -> cq.guard, parents(context, channel));
     }
 
     private static void checkArguments(Context context, int entries, CompletionChannel channel, int vector) {
@@ -191,8 +195,9 @@ public final class CompletionQueue extends NativeResource {
         }
     }
 
-    private static NativeResource[] parents(Context context, CompletionChannel channel) {
-        return channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel};
+    private static ResourceGuard[] parents(Context context, CompletionChannel channel) {
+        return channel == null ? new ResourceGuard[] {context.guard}
+                : new ResourceGuard[] {context.guard, channel.guard};
     }
 
     /**
@@ -207,13 +212,13 @@ public final class CompletionQueue extends NativeResource {
     public int poll(WorkCompletions wcs) throws RdmaException {
         Objects.requireNonNull(wcs, "wcs");
         int n;
-        enter();
+        guard.enter();
         try {
             n = (int) DataPath.POLL_CQ.invokeExact(pollCq, cq.address(), wcs.capacity(), wcs.segment());
         } catch (Throwable t) {
             throw DataPath.rethrow(t);
         } finally {
-            exit();
+            guard.exit();
         }
         if (n < 0) {
             throw Errno.exception("ibv_poll_cq", -n);
@@ -233,20 +238,20 @@ public final class CompletionQueue extends NativeResource {
             throw new IllegalStateException(this + " has no completion channel to notify");
         }
         int rc;
-        enter();
+        guard.enter();
         try {
             rc = (int) DataPath.REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, cq.address(), solicitedOnly ? 1 : 0);
         } catch (Throwable t) {
             throw DataPath.rethrow(t);
         } finally {
-            exit();
+            guard.exit();
         }
         Verbs.check("ibv_req_notify_cq", rc);
     }
 
     /** Resizes the queue to at least {@code entries} entries ({@code ibv_resize_cq}). */
     public void resize(int entries) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         if (entries < 1) {
             throw new IllegalArgumentException("a completion queue needs at least 1 entry, not " + entries);
         }
@@ -255,7 +260,7 @@ public final class CompletionQueue extends NativeResource {
 
     /** The number of entries the queue really has (at least what was asked). */
     public int capacity() {
-        checkOpen();
+        guard.checkOpen();
         return ibv_cq.cqe(cq);
     }
 
@@ -265,7 +270,7 @@ public final class CompletionQueue extends NativeResource {
      * @throws IllegalStateException if this queue was not created by {@link Context#createCompletionQueueEx}
      */
     public ExtendedPoll extendedPoll() {
-        checkOpen();
+        guard.checkOpen();
         if (extendedPoll == null) {
             throw new IllegalStateException(this + " is not extended: create it with createCompletionQueueEx");
         }
@@ -282,7 +287,7 @@ public final class CompletionQueue extends NativeResource {
      * }</pre>
      */
     public ThreadConfinement confinement() {
-        return owner() == null ? ThreadConfinement.SHARED : ThreadConfinement.CONFINED;
+        return guard.owner() == null ? ThreadConfinement.SHARED : ThreadConfinement.CONFINED;
     }
 
     /** The channel it reports to, or {@code null}. */
@@ -298,15 +303,13 @@ public final class CompletionQueue extends NativeResource {
         return cq;
     }
 
-    @Override
-    protected void checkClosable() {
+    private void checkClosable() {
         if (extendedPoll != null) {
             extendedPoll.checkClosable();
         }
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         if (!adopted) {
             Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
         }
@@ -314,6 +317,23 @@ public final class CompletionQueue extends NativeResource {
         if (channel != null) {
             channel.detach(this);
         }
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
     }
 
     @Override

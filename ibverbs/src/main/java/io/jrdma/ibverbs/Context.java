@@ -14,7 +14,7 @@ import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.Fd;
 import io.jrdma.ibverbs.internal.LeakGuard;
 import io.jrdma.ibverbs.internal.Ledger;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -43,7 +43,8 @@ import java.util.function.Consumer;
  * a connection-manager id ({@code CmId.context()}) was opened by librdmacm, which keeps it for the life of the
  * process: closing it releases only the Java side.
  */
-public final class Context extends NativeResource {
+@SuppressWarnings("restricted")
+public final class Context implements AutoCloseable {
 
     private static final MethodHandle OPEN_DEVICE = Errno.capturing(
             ibverbs_h.ibv_open_device$address(), ibverbs_h.ibv_open_device$descriptor());
@@ -54,6 +55,7 @@ public final class Context extends NativeResource {
             ibverbs_h.ibv_get_async_event$address(), ibverbs_h.ibv_get_async_event$descriptor());
     private static final System.Logger LOG = System.getLogger(Context.class.getName());
 
+    final ResourceGuard guard;
     private final Device device;
     private final MemorySegment ctx;
     private final boolean adopted;
@@ -66,21 +68,23 @@ public final class Context extends NativeResource {
     private Thread reader;
     /** The async event file descriptor, kept so that a wait never reads a closed context's struct. */
     private final int asyncFd;
-    private final LeakGuard guard;
+    private final LeakGuard leakGuard;
 
     private Context(Device device, MemorySegment ctx, boolean adopted) {
         this.device = device;
         this.ctx = ctx;
         this.adopted = adopted;
-        Ledger ledger = ledger();
+        this.guard = new ResourceGuard(this, this::destroy);
+        Ledger ledger = guard.ledger();
         // A leaked context is closed first: then nothing can touch the memory its owned regions free after it.
-        this.guard = LeakGuard.watch(this, LOG, "Context[" + device.name() + "]", ledger, creationSite(), () -> {
-            ibverbs_h.ibv_close_device(ctx);
-            ledger.releaseLeaked();
-        });
+        this.leakGuard = LeakGuard.watch(this, LOG, "Context[" + device.name() + "]", ledger, guard.creationSite(),
+                () -> {
+                    ibverbs_h.ibv_close_device(ctx);
+                    ledger.releaseLeaked();
+                });
         if (adopted) {
             // librdmacm owns the contexts it opened: an adopted one is never closed natively.
-            guard.disarm();
+            leakGuard.disarm();
         }
         // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
         this.asyncFd = ibv_context.async_fd(ctx);
@@ -145,7 +149,7 @@ public final class Context extends NativeResource {
 
     /** Queries the device's capabilities ({@code ibv_query_device}). */
     public DeviceAttributes queryDevice() throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = ibv_device_attr.allocate(arena);
             Verbs.check("ibv_query_device", ibverbs_h.ibv_query_device(ctx, a));
@@ -158,7 +162,7 @@ public final class Context extends NativeResource {
      * {@code query_device_ex}, or the classic query with empty extensions when the provider has none.
      */
     public DeviceAttributesEx queryDeviceEx() throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         MemorySegment op = extendedOp(verbs_context.query_device_ex$offset());
         if (op.equals(MemorySegment.NULL)) {
             DeviceAttributes base = queryDevice();
@@ -200,7 +204,7 @@ public final class Context extends NativeResource {
 
     /** Entry {@code index} of port {@code port}'s P_Key table ({@code ibv_query_pkey}), host byte order. */
     public int queryPkey(int port, int index) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         checkPort(port);
         if (index < 0) {
             throw new IllegalArgumentException("P_Key index must be >= 0, not " + index);
@@ -217,7 +221,7 @@ public final class Context extends NativeResource {
      * {@code ibv_query_port} macro of verbs.h, through the provider's {@code query_port} when it has one.
      */
     public PortAttributes queryPort(int port) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         checkPort(port);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = ibv_port_attr.allocate(arena);
@@ -242,7 +246,7 @@ public final class Context extends NativeResource {
 
     /** Queries entry {@code index} of port {@code port}'s GID table, with its type and netdev. */
     public GidEntry queryGid(int port, int index) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         checkPort(port);
         if (index < 0) {
             throw new IllegalArgumentException("GID index must be >= 0, not " + index);
@@ -257,7 +261,7 @@ public final class Context extends NativeResource {
 
     /** Allocates a protection domain ({@code ibv_alloc_pd}). */
     public ProtectionDomain allocateProtectionDomain() throws RdmaException {
-        return create(() -> new ProtectionDomain(this), this);
+        return ResourceGuard.create(() -> new ProtectionDomain(this), pd -> pd.guard, guard);
     }
 
     /**
@@ -299,12 +303,12 @@ public final class Context extends NativeResource {
 
     /** Creates a completion channel ({@code ibv_create_comp_channel}) that completion queues report events to. */
     public CompletionChannel createCompletionChannel() throws RdmaException {
-        return create(() -> new CompletionChannel(this), this);
+        return ResourceGuard.create(() -> new CompletionChannel(this), c -> c.guard, guard);
     }
 
     /** The number of completion vectors of this device. */
     public int numCompletionVectors() {
-        checkOpen();
+        guard.checkOpen();
         return ibv_context.num_comp_vectors(ctx);
     }
 
@@ -319,7 +323,7 @@ public final class Context extends NativeResource {
      * @throws IllegalStateException if the context is closed, or closed by another thread while this one waits
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) throws RdmaException, InterruptedException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment event = ibv_async_event.allocate(arena);
             MemorySegment state = Errno.allocateState(arena);
@@ -337,7 +341,7 @@ public final class Context extends NativeResource {
      * on another thread waits for it, and once the device is closed it throws instead of touching it.
      */
     private int readAndAcknowledge(MemorySegment state, MemorySegment event, AsyncEvent[] read) throws Throwable {
-        enter();
+        guard.enter();
         try {
             int rc = (int) GET_ASYNC_EVENT.invokeExact(state, ctx, event);
             if (rc == 0) {
@@ -346,7 +350,7 @@ public final class Context extends NativeResource {
             }
             return rc;
         } finally {
-            exit();
+            guard.exit();
         }
     }
 
@@ -356,14 +360,18 @@ public final class Context extends NativeResource {
      * the context closes; each event is acknowledged before the listeners see it, in the order the device reported
      * them, so a listener may close the object an event names. A listener that throws is logged; delivery goes on.
      */
-    public synchronized void onAsyncEvent(Consumer<AsyncEvent> listener) {
-        checkOpen();
-        if (listener == null) {
-            throw new IllegalArgumentException("listener must not be null");
-        }
-        listeners.add(listener);
-        if (reader == null) {
-            reader = Thread.ofVirtual().name("jrdma-async-" + device.name()).start(this::deliverAsyncEvents);
+    public void onAsyncEvent(Consumer<AsyncEvent> listener) {
+        // Under the guard's lock, which close holds too: a reader is either started before close looks for it or
+        // refused.
+        synchronized (guard) {
+            guard.checkOpen();
+            if (listener == null) {
+                throw new IllegalArgumentException("listener must not be null");
+            }
+            listeners.add(listener);
+            if (reader == null) {
+                reader = Thread.ofVirtual().name("jrdma-async-" + device.name()).start(this::deliverAsyncEvents);
+            }
         }
     }
 
@@ -373,7 +381,7 @@ public final class Context extends NativeResource {
     }
 
     private void deliverAsyncEvents() {
-        while (!Thread.currentThread().isInterrupted() && !isClosed()) {
+        while (!Thread.currentThread().isInterrupted() && !guard.isClosed()) {
             AsyncEvent e;
             try {
                 e = awaitAsyncEvent(Duration.ofMillis(200));
@@ -417,8 +425,7 @@ public final class Context extends NativeResource {
         objects.remove(nativeObject.address());
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         Thread t = reader;
         if (t != null) {
             t.interrupt();
@@ -431,7 +438,7 @@ public final class Context extends NativeResource {
         if (!adopted) {
             Verbs.check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
         }
-        guard.disarm();
+        leakGuard.disarm();
     }
 
     /** The native {@code struct ibv_context *}. */
@@ -439,9 +446,26 @@ public final class Context extends NativeResource {
         return ctx;
     }
 
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
+    }
+
     @Override
     public String toString() {
-        return "Context[" + device.name() + (isClosed() ? ", closed]" : "]");
+        return "Context[" + device.name() + (guard.isClosed() ? ", closed]" : "]");
     }
 
     /**

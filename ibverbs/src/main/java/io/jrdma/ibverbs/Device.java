@@ -26,6 +26,7 @@ import java.util.function.Function;
  * @param nodeType      the node type
  * @param transportType the transport
  */
+@SuppressWarnings("restricted")
 public record Device(String name, long guid, NodeType nodeType, TransportType transportType) {
 
     private static final MethodHandle GET_DEVICE_LIST = Errno.capturing(

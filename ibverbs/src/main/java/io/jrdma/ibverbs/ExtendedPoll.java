@@ -33,6 +33,7 @@ import java.util.Set;
  * On a {@link ThreadConfinement#CONFINED} queue only its owner may poll; every call from another thread is a
  * {@link WrongThreadException}.
  */
+@SuppressWarnings("restricted")
 public final class ExtendedPoll {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
@@ -73,7 +74,7 @@ public final class ExtendedPoll {
     /** {@code thread}: the thread the queue is confined to, or null when it is shared. */
     ExtendedPoll(CompletionQueue owner, Thread thread, MemorySegment cq, Set<WcField> fields) {
         this.owner = owner;
-        this.batch = new Batch(owner, thread, "end()");
+        this.batch = new Batch(owner.guard, thread, "end()");
         this.cq = cq.reinterpret(ibv_cq_ex.sizeof());
         this.fields = fields;
         this.attr = ibv_poll_cq_attr.allocate(Arena.ofAuto());

@@ -27,6 +27,7 @@ import java.util.Set;
  * <p>On a {@link ThreadConfinement#CONFINED} queue pair only its owner may start a batch; the other calls of a
  * batch work only on the thread that started it.
  */
+@SuppressWarnings("restricted")
 public final class ExtendedPost {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
@@ -73,7 +74,7 @@ public final class ExtendedPost {
     /** {@code thread}: the thread the queue pair is confined to, or null when it is shared. */
     ExtendedPost(QueuePair qp, Thread thread, MemorySegment qpx, Set<SendOpcode> ops) {
         this.qp = qp;
-        this.batch = new Batch(qp, thread, "complete() or abort()");
+        this.batch = new Batch(qp.guard, thread, "complete() or abort()");
         this.qpx = qpx.reinterpret(ibv_qp_ex.sizeof());
         this.ops = ops;
         MemorySegment x = this.qpx;
@@ -264,13 +265,13 @@ public final class ExtendedPost {
             throw new IllegalArgumentException(ah + " is of another protection domain than " + qp);
         }
         // Held, so that a close on another thread cannot free the handle while the provider reads it.
-        ah.enter();
+        ah.guard.enter();
         try {
             SET_UD_ADDR.invokeExact(setUdAddr, qpx, ah.segment(), remoteQpn, remoteQkey);
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
-            ah.exit();
+            ah.guard.exit();
         }
         return this;
     }

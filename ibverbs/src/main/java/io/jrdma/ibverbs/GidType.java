@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -9,7 +9,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code GidEntry e = ctx.queryGid(1, 1); if (e.type() == GidType.ROCE_V2) { ... }}</pre>
  */
-public enum GidType implements NativeEnum {
+public enum GidType {
     IB(IBV_GID_TYPE_IB()), ROCE_V1(IBV_GID_TYPE_ROCE_V1()), ROCE_V2(IBV_GID_TYPE_ROCE_V2());
 
     private final int value;
@@ -19,12 +19,11 @@ public enum GidType implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
 
     static GidType of(int value) {
-        return NativeEnum.of(values(), value, IB);
+        return NativeEnums.of(values(), GidType::value, value, IB);
     }
 }

@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -9,7 +9,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code boolean roce = ctx.queryPort(1).linkLayer() == LinkLayer.ETHERNET;}</pre>
  */
-public enum LinkLayer implements NativeEnum {
+public enum LinkLayer {
     UNSPECIFIED(IBV_LINK_LAYER_UNSPECIFIED()), INFINIBAND(IBV_LINK_LAYER_INFINIBAND()), ETHERNET(IBV_LINK_LAYER_ETHERNET());
 
     private final int value;
@@ -19,12 +19,11 @@ public enum LinkLayer implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
 
     static LinkLayer of(int value) {
-        return NativeEnum.of(values(), value, UNSPECIFIED);
+        return NativeEnums.of(values(), LinkLayer::value, value, UNSPECIFIED);
     }
 }

@@ -5,7 +5,7 @@ import io.jrdma.bindings.ibverbs.ibv_sge;
 import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -27,7 +27,8 @@ import java.util.Set;
  * }   // closing the arena deregisters the region before the memory is freed
  * }</pre>
  */
-public final class MemoryRegion extends NativeResource {
+@SuppressWarnings("restricted")
+public final class MemoryRegion implements AutoCloseable {
     private static final MethodHandle REG_MR = Errno.capturing(
             ibverbs_h.ibv_reg_mr$address(), ibverbs_h.ibv_reg_mr$descriptor());
     private static final MethodHandle REG_MR_IOVA2 = Errno.capturing(
@@ -38,6 +39,7 @@ public final class MemoryRegion extends NativeResource {
             ibverbs_h.ibv_reg_dmabuf_mr$address(), ibverbs_h.ibv_reg_dmabuf_mr$descriptor());
     private static final System.Logger LOG = System.getLogger(MemoryRegion.class.getName());
 
+    final ResourceGuard guard;
     private final ProtectionDomain pd;
     /** The registered memory, or null for a dma-buf region, which has no mapping in this process. */
     private final MemorySegment segment;
@@ -53,7 +55,8 @@ public final class MemoryRegion extends NativeResource {
 
     MemoryRegion(ProtectionDomain pd, MemorySegment segment, Arena arena, EnumSet<Access> access, boolean owned)
             throws RdmaException {
-        super(pd);
+        this.guard = new ResourceGuard(this,
+                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked), pd.guard);
         int mask = Access.maskOf(access);
         boolean optional = access.stream().anyMatch(Access::optional);
         // verbs.h's ibv_reg_mr macro: optional access bits only pass through ibv_reg_mr_iova2.
@@ -80,7 +83,8 @@ public final class MemoryRegion extends NativeResource {
     /** A region over {@code [offset, offset + length)} of the dma-buf behind {@code fd}, addressed from {@code iova}. */
     MemoryRegion(ProtectionDomain pd, int fd, long offset, long length, long iova, EnumSet<Access> access)
             throws RdmaException {
-        super(pd);
+        this.guard = new ResourceGuard(this,
+                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked), pd.guard);
         MemorySegment result;
         try {
             result = Verbs.pointer("ibv_reg_dmabuf_mr", REG_DMABUF_MR, pd.segment(), offset, length, iova, fd,
@@ -105,7 +109,8 @@ public final class MemoryRegion extends NativeResource {
     }
 
     private MemoryRegion(ProtectionDomain pd, MemorySegment mr, MemorySegment memory, EnumSet<Access> access) {
-        super(pd);
+        this.guard = new ResourceGuard(this,
+                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked), pd.guard);
         this.pd = pd;
         this.segment = memory;
         this.address = memory.address();
@@ -124,7 +129,7 @@ public final class MemoryRegion extends NativeResource {
      */
     static MemoryRegion adopt(ProtectionDomain pd, MemorySegment mr, MemorySegment memory, Set<Access> access) {
         EnumSet<Access> set = Access.setOf(access.toArray(Access[]::new));
-        return create(() -> new MemoryRegion(pd, mr, memory, set), pd);
+        return ResourceGuard.create(() -> new MemoryRegion(pd, mr, memory, set), region -> region.guard, pd.guard);
     }
 
     private void deregisterOnArenaClose() {
@@ -159,13 +164,13 @@ public final class MemoryRegion extends NativeResource {
 
     /** The local key, for scatter/gather entries. */
     public int localKey() {
-        checkOpen();
+        guard.checkOpen();
         return lkey;
     }
 
     /** The remote key a peer uses to read, write or do atomics on this region. */
     public int remoteKey() {
-        checkOpen();
+        guard.checkOpen();
         return rkey;
     }
 
@@ -184,14 +189,14 @@ public final class MemoryRegion extends NativeResource {
      * {@code IBV_REREG_MR_CHANGE_ACCESS}); its keys may change, so read them again and re-advertise.
      */
     public void changeAccess(Access... newAccess) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         EnumSet<Access> set = Access.setOf(newAccess);
         int mask = Access.maskOf(set);
         if (set.stream().anyMatch(Access::optional)) {
             throw new IllegalArgumentException("optional access flags cannot be changed by re-registration: " + set);
         }
-        synchronized (this) {
-            checkOpen();
+        synchronized (guard) {
+            guard.checkOpen();
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment state = Errno.allocateState(arena);
                 int rc;
@@ -221,7 +226,7 @@ public final class MemoryRegion extends NativeResource {
      * @throws RdmaException with {@code EOPNOTSUPP} if the device has no on-demand paging
      */
     public void advise(Advice advice, boolean flush, long offset, long length) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         checkRange(offset, length);
         if (length > 0xffff_ffffL) {
             throw new IllegalArgumentException("advice covers at most 4 GiB - 1 at once, not " + length + " bytes");
@@ -264,7 +269,7 @@ public final class MemoryRegion extends NativeResource {
 
     /** The native {@code struct ibv_mr *}. */
     MemorySegment nativeRegion() {
-        checkOpen();
+        guard.checkOpen();
         return mr;
     }
 
@@ -276,19 +281,34 @@ public final class MemoryRegion extends NativeResource {
         }
     }
 
-    @Override
-    protected Runnable releaseIfLeaked() {
+    private Runnable releaseIfLeaked() {
         return ownedArena == null ? null : ownedArena::close;
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         if (!adopted) {
             Verbs.check("ibv_dereg_mr", ibverbs_h.ibv_dereg_mr(mr));
         }
         if (ownedArena != null) {
             ownedArena.close();
         }
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
     }
 
     @Override

@@ -7,7 +7,7 @@ import io.jrdma.bindings.ibverbs.ibv_mw_bind;
 import io.jrdma.bindings.ibverbs.ibv_mw_bind_info;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -27,7 +27,8 @@ import java.util.EnumSet;
  * mw.unbind(qp);                                                  // and now nothing
  * }</pre>
  */
-public final class MemoryWindow extends NativeResource {
+@SuppressWarnings("restricted")
+public final class MemoryWindow implements AutoCloseable {
     /** The two kinds of memory window ({@code enum ibv_mw_type}). */
     public enum Type {
         /** Bound by {@code ibv_bind_mw}; the device chooses the new rkey. */
@@ -42,6 +43,7 @@ public final class MemoryWindow extends NativeResource {
         }
     }
 
+    final ResourceGuard guard;
     private final ProtectionDomain pd;
     private final Type type;
     private final MemorySegment mw;
@@ -51,7 +53,7 @@ public final class MemoryWindow extends NativeResource {
     private MemoryRegion boundRegion;
 
     private MemoryWindow(ProtectionDomain pd, Type type, MemorySegment mw) {
-        super(pd);
+        this.guard = new ResourceGuard(this, this::destroy, pd.guard);
         this.pd = pd;
         this.type = type;
         this.mw = mw.reinterpret(ibv_mw.sizeof());
@@ -65,8 +67,9 @@ public final class MemoryWindow extends NativeResource {
             throw new RdmaException("ibv_alloc_mw", Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP), pd.context().device().name()
                     + " has no memory windows");
         }
-        return create(() -> new MemoryWindow(pd, type, Verbs.pointer("ibv_alloc_mw",
-                Errno.capturing(allocFn, ibv_context_ops.alloc_mw.descriptor()), pd.segment(), type.value)), pd);
+        return ResourceGuard.create(() -> new MemoryWindow(pd, type, Verbs.pointer("ibv_alloc_mw",
+                Errno.capturing(allocFn, ibv_context_ops.alloc_mw.descriptor()), pd.segment(), type.value)),
+                mw -> mw.guard, pd.guard);
     }
 
     private static MemorySegment ops(ProtectionDomain pd) {
@@ -79,7 +82,7 @@ public final class MemoryWindow extends NativeResource {
 
     /** The rkey of the latest bind (for type 2: the latest bind posted); it changes with every bind. */
     public int remoteKey() {
-        checkOpen();
+        guard.checkOpen();
         return rkey;
     }
 
@@ -121,7 +124,7 @@ public final class MemoryWindow extends NativeResource {
 
     private int bindType1(QueuePair qp, MemoryRegion mr, long address, long length, int accessMask)
             throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment bind = ibv_mw_bind.allocate(arena);
             ibv_mw_bind.send_flags(bind, ibverbs_h.IBV_SEND_SIGNALED());
@@ -165,7 +168,7 @@ public final class MemoryWindow extends NativeResource {
     }
 
     MemorySegment segment() {
-        checkOpen();
+        guard.checkOpen();
         return mw;
     }
 
@@ -173,9 +176,25 @@ public final class MemoryWindow extends NativeResource {
         return pd;
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         Verbs.check("ibv_dealloc_mw", ibv_context_ops.dealloc_mw.invoke(deallocFn, mw));
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
     }
 
     @Override

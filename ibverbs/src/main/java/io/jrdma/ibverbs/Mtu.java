@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -9,7 +9,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code int bytes = ctx.queryPort(1).activeMtu().bytes(); // e.g. 1024 }</pre>
  */
-public enum Mtu implements NativeEnum {
+public enum Mtu {
     MTU_256(IBV_MTU_256(), 256), MTU_512(IBV_MTU_512(), 512), MTU_1024(IBV_MTU_1024(), 1024),
     MTU_2048(IBV_MTU_2048(), 2048), MTU_4096(IBV_MTU_4096(), 4096);
 
@@ -22,7 +22,6 @@ public enum Mtu implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
@@ -43,7 +42,7 @@ public enum Mtu implements NativeEnum {
     }
 
     static Mtu of(int value) {
-        Mtu m = NativeEnum.of(values(), value, null);
+        Mtu m = NativeEnums.of(values(), Mtu::value, value, null);
         if (m == null) {
             throw new IllegalArgumentException("unknown ibv_mtu value " + value);
         }

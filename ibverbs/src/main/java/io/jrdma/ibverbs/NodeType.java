@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -9,7 +9,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code if (device.nodeType() == NodeType.CA) { ... } }</pre>
  */
-public enum NodeType implements NativeEnum {
+public enum NodeType {
     UNKNOWN(IBV_NODE_UNKNOWN()), CA(IBV_NODE_CA()), SWITCH(IBV_NODE_SWITCH()), ROUTER(IBV_NODE_ROUTER()),
     RNIC(IBV_NODE_RNIC()), USNIC(IBV_NODE_USNIC()), USNIC_UDP(IBV_NODE_USNIC_UDP()), UNSPECIFIED(IBV_NODE_UNSPECIFIED());
 
@@ -20,12 +20,11 @@ public enum NodeType implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
 
     static NodeType of(int value) {
-        return NativeEnum.of(values(), value, UNKNOWN);
+        return NativeEnums.of(values(), NodeType::value, value, UNKNOWN);
     }
 }

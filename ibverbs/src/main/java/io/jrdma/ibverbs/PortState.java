@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -9,7 +9,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code if (ctx.queryPort(1).state() != PortState.ACTIVE) throw new IllegalStateException("link down");}</pre>
  */
-public enum PortState implements NativeEnum {
+public enum PortState {
     NOP(IBV_PORT_NOP()), DOWN(IBV_PORT_DOWN()), INIT(IBV_PORT_INIT()), ARMED(IBV_PORT_ARMED()),
     ACTIVE(IBV_PORT_ACTIVE()), ACTIVE_DEFER(IBV_PORT_ACTIVE_DEFER());
 
@@ -20,12 +20,11 @@ public enum PortState implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
 
     static PortState of(int value) {
-        return NativeEnum.of(values(), value, NOP);
+        return NativeEnums.of(values(), PortState::value, value, NOP);
     }
 }

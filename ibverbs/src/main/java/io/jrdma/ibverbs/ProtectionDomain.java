@@ -4,7 +4,7 @@ import io.jrdma.bindings.ibverbs.ibv_pd;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.HugePages;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -23,10 +23,12 @@ import java.util.function.Function;
  * }
  * }</pre>
  */
-public final class ProtectionDomain extends NativeResource {
+@SuppressWarnings("restricted")
+public final class ProtectionDomain implements AutoCloseable {
     private static final MethodHandle ALLOC_PD = Errno.capturing(
             ibverbs_h.ibv_alloc_pd$address(), ibverbs_h.ibv_alloc_pd$descriptor());
 
+    final ResourceGuard guard;
     private final Context context;
     private final MemorySegment pd;
     /** Made and freed by someone else (see {@link #adopt}): never deallocated natively. */
@@ -37,7 +39,7 @@ public final class ProtectionDomain extends NativeResource {
     }
 
     private ProtectionDomain(Context context, MemorySegment pd, boolean adopted) {
-        super(context);
+        this.guard = new ResourceGuard(this, this::destroy, context.guard);
         this.context = context;
         this.pd = pd.reinterpret(ibv_pd.sizeof());
         this.adopted = adopted;
@@ -45,7 +47,7 @@ public final class ProtectionDomain extends NativeResource {
 
     /** The protection domain over {@code pd}, which something other than libibverbs allocated and will free. */
     static ProtectionDomain adopt(Context context, MemorySegment pd) {
-        return create(() -> new ProtectionDomain(context, pd, true), context);
+        return ResourceGuard.create(() -> new ProtectionDomain(context, pd, true), p -> p.guard, context.guard);
     }
 
     /** The context this PD belongs to. */
@@ -73,7 +75,7 @@ public final class ProtectionDomain extends NativeResource {
             throw new IllegalArgumentException("the segment was not allocated from the given arena");
         }
         EnumSet<Access> set = checkedAccess(access);
-        return create(() -> new MemoryRegion(this, segment, owner, set, false), this);
+        return ResourceGuard.create(() -> new MemoryRegion(this, segment, owner, set, false), mr -> mr.guard, guard);
     }
 
     /**
@@ -93,7 +95,8 @@ public final class ProtectionDomain extends NativeResource {
                     + ", length " + length);
         }
         EnumSet<Access> set = checkedAccess(access);
-        return create(() -> new MemoryRegion(this, fd, offset, length, iova, set), this);
+        return ResourceGuard.create(() -> new MemoryRegion(this, fd, offset, length, iova, set), mr -> mr.guard,
+                guard);
     }
 
     /** Allocates {@code size} bytes of page-aligned native memory and registers them; closing the region frees them. */
@@ -106,13 +109,13 @@ public final class ProtectionDomain extends NativeResource {
 
     /** A shared receive queue of {@code maxWr} requests of up to {@code maxSge} entries ({@code ibv_create_srq}). */
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         return SharedReceiveQueue.create(this, maxWr, maxSge);
     }
 
     /** Allocates a memory window of {@code type} ({@code ibv_alloc_mw}). */
     public MemoryWindow allocateMemoryWindow(MemoryWindow.Type type) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         return MemoryWindow.create(this, type);
     }
 
@@ -135,7 +138,8 @@ public final class ProtectionDomain extends NativeResource {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment memory = allocator.apply(arena);
-            return create(() -> new MemoryRegion(this, memory, arena, access, true), this);
+            return ResourceGuard.create(() -> new MemoryRegion(this, memory, arena, access, true), mr -> mr.guard,
+                    guard);
         } catch (RuntimeException | RdmaException e) {
             arena.close();
             throw e;
@@ -144,7 +148,7 @@ public final class ProtectionDomain extends NativeResource {
 
     /** Starts building a queue pair of {@code type} in this PD. */
     public QueuePair.Builder queuePair(QpType type) {
-        checkOpen();
+        guard.checkOpen();
         return new QueuePair.Builder(this, type);
     }
 
@@ -159,7 +163,7 @@ public final class ProtectionDomain extends NativeResource {
     /** As {@link #createAddressHandle(Endpoint, int, int)}, sending at service level {@code serviceLevel} (0..15). */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex, int serviceLevel)
             throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         if (serviceLevel < 0 || serviceLevel > 15) {
             throw new IllegalArgumentException("service level must be in [0, 15], not " + serviceLevel);
         }
@@ -172,7 +176,7 @@ public final class ProtectionDomain extends NativeResource {
      */
     public AddressHandle createAddressHandle(WorkCompletions wcs, int index, MemorySegment grh, int port)
             throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         return AddressHandle.fromCompletion(this, wcs, index, grh, port);
     }
 
@@ -187,8 +191,7 @@ public final class ProtectionDomain extends NativeResource {
         return set;
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         if (!adopted) {
             Verbs.check("ibv_dealloc_pd", ibverbs_h.ibv_dealloc_pd(pd));
         }
@@ -197,6 +200,23 @@ public final class ProtectionDomain extends NativeResource {
     /** The native {@code struct ibv_pd *}. */
     MemorySegment segment() {
         return pd;
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
     }
 
     @Override

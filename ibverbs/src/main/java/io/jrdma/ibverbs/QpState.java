@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -9,7 +9,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code if (qp.state() == QpState.ERR) qp.reset(); }</pre>
  */
-public enum QpState implements NativeEnum {
+public enum QpState {
     RESET(IBV_QPS_RESET()), INIT(IBV_QPS_INIT()), RTR(IBV_QPS_RTR()), RTS(IBV_QPS_RTS()), SQD(IBV_QPS_SQD()),
     SQE(IBV_QPS_SQE()), ERR(IBV_QPS_ERR()), UNKNOWN(IBV_QPS_UNKNOWN());
 
@@ -20,12 +20,11 @@ public enum QpState implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
 
     static QpState of(int value) {
-        return NativeEnum.of(values(), value, UNKNOWN);
+        return NativeEnums.of(values(), QpState::value, value, UNKNOWN);
     }
 }

@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -9,7 +9,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create(); }</pre>
  */
-public enum QpType implements NativeEnum {
+public enum QpType {
     /** Reliable connected: every operation, in order, acknowledged. */
     RC(IBV_QPT_RC()),
     /** Unreliable connected: SEND and RDMA WRITE, no acknowledgement. */
@@ -25,13 +25,12 @@ public enum QpType implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
 
     static QpType of(int value) {
-        QpType t = NativeEnum.of(values(), value, null);
+        QpType t = NativeEnums.of(values(), QpType::value, value, null);
         if (t == null) {
             throw new IllegalArgumentException("unknown ibv_qp_type " + value);
         }

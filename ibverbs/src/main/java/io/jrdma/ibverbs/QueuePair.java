@@ -14,8 +14,8 @@ import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.NativeEnum;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.NativeEnums;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 import io.jrdma.ibverbs.internal.VerbsBridge;
 
@@ -50,10 +50,12 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * and close it (other threads get {@link WrongThreadException}), and its posts skip the atomics that let another
  * thread's close wait for them.
  */
-public final class QueuePair extends NativeResource {
+@SuppressWarnings("restricted")
+public final class QueuePair implements AutoCloseable {
     private static final MethodHandle CREATE_QP = Errno.capturing(
             ibverbs_h.ibv_create_qp$address(), ibverbs_h.ibv_create_qp$descriptor());
 
+    final ResourceGuard guard;
     private final ProtectionDomain pd;
     private final QpType type;
     private final CompletionQueue sendCq;
@@ -216,7 +218,7 @@ public final class QueuePair extends NativeResource {
         }
 
         /** Creates it through {@code creator}, also as a child of {@code owner} when there is one. */
-        QueuePair create(VerbsBridge.QpCreator creator, NativeResource owner) throws RdmaException {
+        QueuePair create(VerbsBridge.QpCreator creator, ResourceGuard owner) throws RdmaException {
             if (sendCq == null || recvCq == null) {
                 throw new IllegalStateException("a queue pair needs its completion queue(s): call completionQueue()");
             }
@@ -233,19 +235,19 @@ public final class QueuePair extends NativeResource {
             if (srq != null && srq.protectionDomain() != pd) {
                 throw new IllegalArgumentException(srq + " belongs to another protection domain than " + pd);
             }
-            NativeResource[] parents = parents(owner);
-            return QueuePair.create(() -> new QueuePair(this, creator, parents), parents);
+            ResourceGuard[] parents = parents(owner);
+            return ResourceGuard.create(() -> new QueuePair(this, creator, parents), qp -> qp.guard, parents);
         }
 
-        private NativeResource[] parents(NativeResource owner) {
-            List<NativeResource> all = new ArrayList<>(List.of(pd, sendCq, recvCq));
+        private ResourceGuard[] parents(ResourceGuard owner) {
+            List<ResourceGuard> all = new ArrayList<>(List.of(pd.guard, sendCq.guard, recvCq.guard));
             if (srq != null) {
-                all.add(srq);
+                all.add(srq.guard);
             }
             if (owner != null) {
                 all.add(owner);
             }
-            return all.toArray(NativeResource[]::new);
+            return all.toArray(ResourceGuard[]::new);
         }
 
         private static int positive(String what, int v) {
@@ -256,8 +258,9 @@ public final class QueuePair extends NativeResource {
         }
     }
 
-    private QueuePair(Builder b, VerbsBridge.QpCreator creator, NativeResource[] parents) throws RdmaException {
-        super(b.confinement, parents);
+    private QueuePair(Builder b, VerbsBridge.QpCreator creator, ResourceGuard[] parents) throws RdmaException {
+        this.guard = new ResourceGuard(this,
+                ResourceGuard.Lifecycle.of(this::destroy, this::checkClosable, () -> null), b.confinement, parents);
         this.creator = creator;
         this.pd = b.pd;
         this.srq = b.srq;
@@ -287,7 +290,8 @@ public final class QueuePair extends NativeResource {
                             pd.context().device().name() + " has no extended queue pairs");
                 }
                 this.qp = creator.create(pd.segment(), init, true).reinterpret(ibv_qp.sizeof());
-                this.extendedPost = new ExtendedPost(this, owner(), ibverbs_h.ibv_qp_to_qp_ex(qp), Set.copyOf(b.extendedOps));
+                this.extendedPost = new ExtendedPost(this, guard.owner(), ibverbs_h.ibv_qp_to_qp_ex(qp),
+                        Set.copyOf(b.extendedOps));
             }
             // The create verbs write back the sizes the device really gave.
             this.capabilities = new Capabilities(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_recv_wr(cap),
@@ -320,7 +324,7 @@ public final class QueuePair extends NativeResource {
      * @throws IllegalStateException if the queue pair was not built with {@link Builder#extendedSendOps}
      */
     public ExtendedPost extendedPost() {
-        checkOpen();
+        guard.checkOpen();
         if (extendedPost == null) {
             throw new IllegalStateException(this + " was built without extendedSendOps");
         }
@@ -328,8 +332,8 @@ public final class QueuePair extends NativeResource {
     }
 
 
-    @Override
-    protected void checkClosable() {
+
+    private void checkClosable() {
         if (extendedPost != null) {
             extendedPost.checkClosable();
         }
@@ -344,7 +348,7 @@ public final class QueuePair extends NativeResource {
      * }</pre>
      */
     public ThreadConfinement confinement() {
-        return owner() == null ? ThreadConfinement.SHARED : ThreadConfinement.CONFINED;
+        return guard.owner() == null ? ThreadConfinement.SHARED : ThreadConfinement.CONFINED;
     }
 
     /** The queue pair number peers address. */
@@ -371,7 +375,7 @@ public final class QueuePair extends NativeResource {
 
     /** All attributes, asked of the device ({@code ibv_query_qp}). */
     public QpAttributes query() throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         int mask = IBV_QP_STATE() | IBV_QP_PATH_MTU() | IBV_QP_QKEY() | IBV_QP_RQ_PSN() | IBV_QP_SQ_PSN()
                 | IBV_QP_DEST_QPN() | IBV_QP_ACCESS_FLAGS() | IBV_QP_MAX_QP_RD_ATOMIC() | IBV_QP_MAX_DEST_RD_ATOMIC()
                 | IBV_QP_MIN_RNR_TIMER() | IBV_QP_PORT() | IBV_QP_TIMEOUT() | IBV_QP_RETRY_CNT() | IBV_QP_RNR_RETRY()
@@ -382,7 +386,7 @@ public final class QueuePair extends NativeResource {
             Verbs.check("ibv_query_qp", ibverbs_h.ibv_query_qp(qp, a, mask, init));
             MemorySegment cap = ibv_qp_attr.cap(a);
             return new QpAttributes(QpState.of(ibv_qp_attr.qp_state(a)),
-                    NativeEnum.of(Mtu.values(), ibv_qp_attr.path_mtu(a), null),
+                    NativeEnums.of(Mtu.values(), Mtu::value, ibv_qp_attr.path_mtu(a), null),
                     ibv_qp_attr.qkey(a), ibv_qp_attr.rq_psn(a), ibv_qp_attr.sq_psn(a), ibv_qp_attr.dest_qp_num(a),
                     ibv_qp_attr.qp_access_flags(a), Byte.toUnsignedInt(ibv_qp_attr.max_rd_atomic(a)),
                     Byte.toUnsignedInt(ibv_qp_attr.max_dest_rd_atomic(a)),
@@ -400,7 +404,7 @@ public final class QueuePair extends NativeResource {
      * {@code gidIndex} (-1 for none).
      */
     public Endpoint endpoint(int port, int gidIndex, int psn) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         Context ctx = pd.context();
         byte[] gid = gidIndex < 0 ? new byte[16] : ctx.queryGid(port, gidIndex).gid();
         return new Endpoint(ctx.queryPort(port).lid(), qpn, psn, gid);
@@ -519,7 +523,7 @@ public final class QueuePair extends NativeResource {
      */
     public void postSend(SendWorkRequest head) throws RdmaException {
         Objects.requireNonNull(head, "head");
-        enter();   // refuses a closed queue pair, and makes a concurrent close wait for the post
+        guard.enter();   // refuses a closed queue pair, and makes a concurrent close wait for the post
         // One walk checks each request and holds what the provider will read of it; the holds of the requests up
         // to lastHeld are released on every path out, once.
         SendWorkRequest lastHeld = null;
@@ -553,7 +557,7 @@ public final class QueuePair extends NativeResource {
                     break;
                 }
             }
-            exit();
+            guard.exit();
         }
         if (rc != 0) {
             throw notPosted(head, rc);
@@ -596,7 +600,7 @@ public final class QueuePair extends NativeResource {
         if (srq != null) {
             throw new IllegalStateException(this + " receives through " + srq + ": post there");
         }
-        head.post(this, false, postRecvFn, qp, maxRecvSge, maxRecvWr, pd);
+        head.post(guard, false, postRecvFn, qp, maxRecvSge, maxRecvWr, pd);
     }
 
     private void checkSend(SendWorkRequest wr) {
@@ -655,7 +659,7 @@ public final class QueuePair extends NativeResource {
     }
 
     private void modify(QpState target, int mask, AttrWriter writer) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = ibv_qp_attr.allocate(arena);
             ibv_qp_attr.qp_state(attr, target.value());
@@ -676,15 +680,31 @@ public final class QueuePair extends NativeResource {
         throw new IllegalStateException(what + " is not for a " + type + " queue pair");
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         creator.destroy(qp);
         pd.context().unregister(qp);
     }
 
     MemorySegment segment() {
-        checkOpen();
+        guard.checkOpen();
         return qp;
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
     }
 
     @Override

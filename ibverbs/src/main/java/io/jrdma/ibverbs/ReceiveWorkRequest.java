@@ -3,7 +3,7 @@ package io.jrdma.ibverbs;
 import io.jrdma.bindings.ibverbs.ibv_recv_wr;
 import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -97,7 +97,7 @@ public final class ReceiveWorkRequest {
      * request against {@code maxSge}, the chain against {@code maxWr} and the regions against {@code pd} first,
      * then names the first one not posted. Kept small, the failures built elsewhere, so that it inlines into the post.
      */
-    void post(NativeResource owner, boolean shared, MemorySegment fn, MemorySegment target, int maxSge, int maxWr,
+    void post(ResourceGuard owner, boolean shared, MemorySegment fn, MemorySegment target, int maxSge, int maxWr,
               ProtectionDomain pd) throws RdmaException {
         int length = 0;
         for (ReceiveWorkRequest r = this; r != null; r = r.next) {

@@ -1,7 +1,7 @@
 package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_sge;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -87,9 +87,11 @@ final class ScatterGatherList {
         return new IllegalStateException("scatter/gather entry " + i + " is in a closed region: " + mr);
     }
 
-    /** Puts the region of every entry into {@code into} from {@code at}; returns the index after the last. */
-    int regionsInto(NativeResource[] into, int at) {
-        System.arraycopy(regions, 0, into, at, count);
+    /** Puts the guard of every entry's region into {@code into} from {@code at}; returns the index after the last. */
+    int regionGuardsInto(ResourceGuard[] into, int at) {
+        for (int i = 0; i < count; i++) {
+            into[at + i] = regions[i].guard;
+        }
         return at + count;
     }
 

@@ -3,7 +3,7 @@ package io.jrdma.ibverbs;
 import io.jrdma.bindings.ibverbs.ibv_mw_bind_info;
 import io.jrdma.bindings.ibverbs.ibv_send_wr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -70,7 +70,7 @@ public final class SendWorkRequest {
     private MemoryRegion windowRegion;
     private int windowRkey;
     /** What a post holds open while the provider reads it in user space; see {@link #hold()}. */
-    private final NativeResource[] inUse;
+    private final ResourceGuard[] inUse;
     private int inUseCount;
 
     /** A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable. */
@@ -84,7 +84,7 @@ public final class SendWorkRequest {
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
         this.scope = wr.scope();
         this.sgl = new ScatterGatherList(maxSge, arena);
-        this.inUse = new NativeResource[Math.max(0, maxSge) + 3];
+        this.inUse = new ResourceGuard[Math.max(0, maxSge) + 3];
         reset();
     }
 
@@ -299,15 +299,15 @@ public final class SendWorkRequest {
             throw new IllegalArgumentException("the request with wr_id " + idValue()
                     + " appears twice in the chain (a cycle?)");
         }
-        int n = isInline() ? sgl.regionsInto(inUse, 0) : 0;
+        int n = isInline() ? sgl.regionGuardsInto(inUse, 0) : 0;
         if (addressHandle != null) {
-            inUse[n++] = addressHandle;
+            inUse[n++] = addressHandle.guard;
         }
         if (window != null) {
-            inUse[n++] = window;
-            inUse[n++] = windowRegion;
+            inUse[n++] = window.guard;
+            inUse[n++] = windowRegion.guard;
         }
-        NativeResource.enterAll(inUse, n);
+        ResourceGuard.enterAll(inUse, n);
         inUseCount = n;
     }
 
@@ -318,7 +318,7 @@ public final class SendWorkRequest {
 
     /** Ends {@link #hold()}. */
     void release() {
-        NativeResource.exitAll(inUse, inUseCount);
+        ResourceGuard.exitAll(inUse, inUseCount);
         inUseCount = 0;
     }
 

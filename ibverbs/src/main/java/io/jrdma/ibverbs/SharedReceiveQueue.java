@@ -7,7 +7,7 @@ import io.jrdma.bindings.ibverbs.ibv_srq_attr;
 import io.jrdma.bindings.ibverbs.ibv_srq_init_attr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -25,10 +25,12 @@ import java.lang.invoke.MethodHandle;
  * srq.armLimit(16);
  * }</pre>
  */
-public final class SharedReceiveQueue extends NativeResource {
+@SuppressWarnings("restricted")
+public final class SharedReceiveQueue implements AutoCloseable {
     private static final MethodHandle CREATE_SRQ = Errno.capturing(
             ibverbs_h.ibv_create_srq$address(), ibverbs_h.ibv_create_srq$descriptor());
 
+    final ResourceGuard guard;
     private final ProtectionDomain pd;
     private final MemorySegment srq;
     private final MemorySegment postSrqRecvFn;
@@ -46,7 +48,7 @@ public final class SharedReceiveQueue extends NativeResource {
     }
 
     private SharedReceiveQueue(ProtectionDomain pd, int maxWr, int maxSge) throws RdmaException {
-        super(pd);
+        this.guard = new ResourceGuard(this, this::destroy, pd.guard);
         this.pd = pd;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment init = ibv_srq_init_attr.allocate(arena);
@@ -66,12 +68,12 @@ public final class SharedReceiveQueue extends NativeResource {
             throw new IllegalArgumentException("a shared receive queue needs maxWr and maxSge >= 1, not "
                     + maxWr + " and " + maxSge);
         }
-        return create(() -> new SharedReceiveQueue(pd, maxWr, maxSge), pd);
+        return ResourceGuard.create(() -> new SharedReceiveQueue(pd, maxWr, maxSge), srq -> srq.guard, pd.guard);
     }
 
     /** Posts a chain of receive requests ({@code ibv_post_srq_recv} through the provider). */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
-        head.post(this, true, postSrqRecvFn, srq, maxSge, maxWr, pd);
+        head.post(guard, true, postSrqRecvFn, srq, maxSge, maxWr, pd);
     }
 
     /**
@@ -79,7 +81,7 @@ public final class SharedReceiveQueue extends NativeResource {
      * remain, the context reports {@link AsyncEventType#SRQ_LIMIT_REACHED} once; arm again after it.
      */
     public void armLimit(int limit) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         if (limit < 1) {
             throw new IllegalArgumentException("the limit must be at least 1, not " + limit);
         }
@@ -92,7 +94,7 @@ public final class SharedReceiveQueue extends NativeResource {
 
     /** Its sizes and current limit ({@code ibv_query_srq}). */
     public Attributes query() throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = ibv_srq_attr.allocate(arena);
             Verbs.check("ibv_query_srq", ibverbs_h.ibv_query_srq(srq, attr));
@@ -108,10 +110,26 @@ public final class SharedReceiveQueue extends NativeResource {
         return srq;
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         Verbs.check("ibv_destroy_srq", ibverbs_h.ibv_destroy_srq(srq));
         pd.context().unregister(srq);
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
     }
 
     @Override

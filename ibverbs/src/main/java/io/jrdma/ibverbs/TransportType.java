@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -9,7 +9,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code boolean iwarp = device.transportType() == TransportType.IWARP; }</pre>
  */
-public enum TransportType implements NativeEnum {
+public enum TransportType {
     UNKNOWN(IBV_TRANSPORT_UNKNOWN()), IB(IBV_TRANSPORT_IB()), IWARP(IBV_TRANSPORT_IWARP()),
     USNIC(IBV_TRANSPORT_USNIC()), USNIC_UDP(IBV_TRANSPORT_USNIC_UDP()), UNSPECIFIED(IBV_TRANSPORT_UNSPECIFIED());
 
@@ -20,12 +20,11 @@ public enum TransportType implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
 
     static TransportType of(int value) {
-        return NativeEnum.of(values(), value, UNKNOWN);
+        return NativeEnums.of(values(), TransportType::value, value, UNKNOWN);
     }
 }

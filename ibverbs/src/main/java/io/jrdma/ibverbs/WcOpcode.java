@@ -1,6 +1,6 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -10,7 +10,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  *
  * <pre>{@code if (wcs.opcode(i) == WcOpcode.RECV) handleMessage(wcs.id(i), wcs.byteLength(i)); }</pre>
  */
-public enum WcOpcode implements NativeEnum {
+public enum WcOpcode {
     SEND(IBV_WC_SEND()), RDMA_WRITE(IBV_WC_RDMA_WRITE()), RDMA_READ(IBV_WC_RDMA_READ()), COMP_SWAP(IBV_WC_COMP_SWAP()),
     FETCH_ADD(IBV_WC_FETCH_ADD()), BIND_MW(IBV_WC_BIND_MW()), LOCAL_INV(IBV_WC_LOCAL_INV()), TSO(IBV_WC_TSO()),
     ATOMIC_WRITE(IBV_WC_ATOMIC_WRITE()), RECV(IBV_WC_RECV()), RECV_RDMA_WITH_IMM(IBV_WC_RECV_RDMA_WITH_IMM()),
@@ -19,7 +19,7 @@ public enum WcOpcode implements NativeEnum {
     /** A value this version of jrdma does not know (or an error completion, whose opcode is undefined). */
     UNKNOWN(-1);
 
-    private static final WcOpcode[] BY_VALUE = NativeEnum.table(values(), new WcOpcode[256]);
+    private static final WcOpcode[] BY_VALUE = NativeEnums.table(values(), WcOpcode::value, new WcOpcode[256]);
 
     private final int value;
 
@@ -28,13 +28,12 @@ public enum WcOpcode implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
 
     /** The opcode of C value {@code value}; allocation-free, for the poll loop. */
     public static WcOpcode of(int value) {
-        return NativeEnum.lookup(BY_VALUE, value, UNKNOWN);
+        return NativeEnums.lookup(BY_VALUE, value, UNKNOWN);
     }
 }

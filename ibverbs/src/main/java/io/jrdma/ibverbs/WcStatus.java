@@ -1,7 +1,7 @@
 package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibverbs_h;
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 
@@ -12,7 +12,8 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * if (wcs.status(i) != WcStatus.SUCCESS) log.warn("wr {} failed: {}", wcs.id(i), wcs.status(i).description());
  * }</pre>
  */
-public enum WcStatus implements NativeEnum {
+@SuppressWarnings("restricted")
+public enum WcStatus {
     SUCCESS(IBV_WC_SUCCESS()), LOC_LEN_ERR(IBV_WC_LOC_LEN_ERR()), LOC_QP_OP_ERR(IBV_WC_LOC_QP_OP_ERR()),
     LOC_EEC_OP_ERR(IBV_WC_LOC_EEC_OP_ERR()), LOC_PROT_ERR(IBV_WC_LOC_PROT_ERR()), WR_FLUSH_ERR(IBV_WC_WR_FLUSH_ERR()),
     MW_BIND_ERR(IBV_WC_MW_BIND_ERR()), BAD_RESP_ERR(IBV_WC_BAD_RESP_ERR()), LOC_ACCESS_ERR(IBV_WC_LOC_ACCESS_ERR()),
@@ -26,7 +27,7 @@ public enum WcStatus implements NativeEnum {
     /** A value this version of jrdma does not know. */
     UNKNOWN(-1);
 
-    private static final WcStatus[] BY_VALUE = NativeEnum.table(values(), new WcStatus[64]);
+    private static final WcStatus[] BY_VALUE = NativeEnums.table(values(), WcStatus::value, new WcStatus[64]);
 
     private final int value;
 
@@ -35,7 +36,6 @@ public enum WcStatus implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
@@ -47,6 +47,6 @@ public enum WcStatus implements NativeEnum {
 
     /** The status of C value {@code value}; allocation-free, for the poll loop. */
     public static WcStatus of(int value) {
-        return NativeEnum.lookup(BY_VALUE, value, UNKNOWN);
+        return NativeEnums.lookup(BY_VALUE, value, UNKNOWN);
     }
 }

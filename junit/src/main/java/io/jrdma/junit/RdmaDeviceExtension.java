@@ -34,6 +34,10 @@ public final class RdmaDeviceExtension implements ExecutionCondition, ParameterR
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RdmaDeviceExtension.class);
 
+    /** JUnit makes it, through {@code @ExtendWith(RdmaDeviceExtension.class)} or {@link RdmaDeviceTest}. */
+    public RdmaDeviceExtension() {
+    }
+
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
         String wanted = deviceName(context);

@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Builds a shared library from a C source shipped beside a class, with {@code $CC} (or {@code cc}), into a fresh
@@ -38,11 +38,7 @@ public final class CLibraryBuild {
             String compiler = System.getenv().getOrDefault("CC", "cc");
             List<String> command = List.of(compiler, "-std=gnu11", "-O2", "-Wall", "-Werror", "-shared", "-fPIC",
                     "-o", libraryFile.toString(), sourceFile.toString());
-            Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes());
-            if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IOException(String.join(" ", command) + " failed:\n" + out);
-            }
+            Command.run(dir, command, Duration.ofMinutes(2));
             return libraryFile;
         } catch (IOException | InterruptedException e) {
             throw new IllegalStateException("cannot build " + library + ": " + e.getMessage(), e);

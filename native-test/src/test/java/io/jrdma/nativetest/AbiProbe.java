@@ -13,12 +13,12 @@ import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -26,6 +26,9 @@ import java.util.stream.Stream;
  * installed headers and the number the Java bindings carry for it. {@link #run} compiles and runs the C side.
  */
 final class AbiProbe {
+    /** How long compiling the probe, or running it, may take. */
+    private static final Duration TIMEOUT = Duration.ofMinutes(2);
+
     /** One number to compare: {@code cExpression} evaluated by the C compiler against {@code javaValue}. */
     record Probe(String key, String cExpression, long javaValue, int javaBits) {
     }
@@ -178,21 +181,13 @@ final class AbiProbe {
         Path binary = dir.resolve("abi-probe");
         Files.writeString(source, c);
         String compiler = System.getenv().getOrDefault("CC", "cc");
-        exec(dir, List.of(compiler, "-std=gnu11", "-Wall", "-Werror", "-o", binary.toString(), source.toString()));
+        Command.run(dir, List.of(compiler, "-std=gnu11", "-Wall", "-Werror", "-o", binary.toString(),
+                source.toString()), TIMEOUT);
         Map<String, Long> result = new LinkedHashMap<>();
-        for (String line : exec(dir, List.of(binary.toString())).split("\n")) {
+        for (String line : Command.run(dir, List.of(binary.toString()), TIMEOUT).split("\n")) {
             int tab = line.indexOf('\t');
             result.put(line.substring(0, tab), Long.parseLong(line.substring(tab + 1)));
         }
         return result;
-    }
-
-    private static String exec(Path dir, List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed:\n" + out);
-        }
-        return out;
     }
 }

@@ -2,7 +2,8 @@ package io.jrdma.nativetest;
 
 import io.jrdma.ibverbs.Context;
 import io.jrdma.junit.RdmaDeviceTest;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,49 +31,42 @@ class PingPongInteropDeviceTest {
     private static final Pattern LOCAL_QPN = Pattern.compile("local address: +LID 0x\\p{XDigit}{4}, QPN 0x(\\w{6})");
     private static final Pattern REMOTE_QPN = Pattern.compile("remote address: LID 0x\\p{XDigit}{4}, QPN 0x(\\w{6})");
 
-    @Test
-    void rcJavaServerCClient(Context ctx) throws Exception {
-        javaServerCClient(ctx, "rc", 18601, 8192, "-s", "8192");
+    /**
+     * One exchange: the example variant, which side runs in Java, a port of its own (so that a server left over from
+     * another exchange cannot answer), the message size the examples count with, and extra arguments for both sides.
+     */
+    record Exchange(String variant, boolean javaServer, int port, int size, List<String> extra) {
+        @Override
+        public String toString() {
+            return variant + (javaServer ? ": Java server, C client" : ": C server, Java client")
+                    + (extra.isEmpty() ? "" : " " + String.join(" ", extra));
+        }
     }
 
-    @Test
-    void rcCServerJavaClient(Context ctx) throws Exception {
-        cServerJavaClient(ctx, "rc", 18602, 8192, "-s", "8192");
+    static Stream<Exchange> exchanges() {
+        return Stream.of(
+                new Exchange("rc", true, 18601, 8192, List.of("-s", "8192")),
+                new Exchange("rc", false, 18602, 8192, List.of("-s", "8192")),
+                new Exchange("uc", true, 18603, 4096, List.of("-e")),
+                new Exchange("uc", false, 18604, 4096, List.of("-e")),
+                new Exchange("ud", true, 18605, 1024, List.of()),
+                new Exchange("ud", false, 18606, 1024, List.of()),
+                new Exchange("srq", true, 18607, 4096, List.of()),
+                new Exchange("srq", false, 18608, 4096, List.of("-q", "4")));
     }
 
-    @Test
-    void ucJavaServerCClientWithEvents(Context ctx) throws Exception {
-        javaServerCClient(ctx, "uc", 18603, 4096, "-e");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exchanges")
+    void interoperatesWithTheCExample(Exchange exchange, Context ctx) throws Exception {
+        List<String> args = args(ctx, exchange.port(), exchange.extra());
+        if (exchange.javaServer()) {
+            javaServerCClient(exchange.variant(), exchange.port(), exchange.size(), args);
+        } else {
+            cServerJavaClient(exchange.variant(), exchange.port(), exchange.size(), args);
+        }
     }
 
-    @Test
-    void ucCServerJavaClientWithEvents(Context ctx) throws Exception {
-        cServerJavaClient(ctx, "uc", 18604, 4096, "-e");
-    }
-
-    @Test
-    void udJavaServerCClient(Context ctx) throws Exception {
-        javaServerCClient(ctx, "ud", 18605, 1024);
-    }
-
-    @Test
-    void udCServerJavaClient(Context ctx) throws Exception {
-        cServerJavaClient(ctx, "ud", 18606, 1024);
-    }
-
-    @Test
-    void srqJavaServerCClient(Context ctx) throws Exception {
-        javaServerCClient(ctx, "srq", 18607, 4096);
-    }
-
-    @Test
-    void srqCServerJavaClient(Context ctx) throws Exception {
-        cServerJavaClient(ctx, "srq", 18608, 4096, "-q", "4");
-    }
-
-    private void javaServerCClient(Context ctx, String variant, int port, int size, String... extra)
-            throws Exception {
-        List<String> args = args(ctx, port, extra);
+    private static void javaServerCClient(String variant, int port, int size, List<String> args) throws Exception {
         CompletableFuture<ToolRun> server = jrdma(variant, args);
         awaitListening(port, server);
         ToolRun client = c(variant, withServer(args));
@@ -79,9 +74,7 @@ class PingPongInteropDeviceTest {
         check(variant, size, javaServer, client);
     }
 
-    private void cServerJavaClient(Context ctx, String variant, int port, int size, String... extra)
-            throws Exception {
-        List<String> args = args(ctx, port, extra);
+    private static void cServerJavaClient(String variant, int port, int size, List<String> args) throws Exception {
         Path log = Files.createTempFile("ibv_" + variant + "_pingpong", ".log");
         Process server = new ProcessBuilder(command(variant, args)).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
@@ -128,14 +121,14 @@ class PingPongInteropDeviceTest {
         return found;
     }
 
-    private static List<String> args(Context ctx, int port, String... extra) throws IOException {
+    private static List<String> args(Context ctx, int port, List<String> extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("-d", ctx.device().name(), "-n", Integer.toString(ITERS), "-c",
                 "-p", Integer.toString(port)));
         int gid = DeviceSupport.gidIndex(ctx);
         if (gid >= 0) {
             args.addAll(List.of("-g", Integer.toString(gid)));
         }
-        args.addAll(List.of(extra));
+        args.addAll(extra);
         return args;
     }
 
@@ -164,7 +157,7 @@ class PingPongInteropDeviceTest {
 
     /** Waits until something listens on TCP {@code port}, failing early if {@code server} ends first. */
     private static void awaitListening(int port, CompletableFuture<?> server) throws Exception {
-        String hexPort = String.format(":%04X ", port);
+        String hexPort = String.format(Locale.ROOT, ":%04X ", port);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             for (Path table : List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6"))) {

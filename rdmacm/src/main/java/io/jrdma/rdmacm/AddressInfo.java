@@ -6,7 +6,7 @@ import io.jrdma.bindings.rdmacm.sockaddr_in;
 import io.jrdma.bindings.rdmacm.sockaddr_in6;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.RdmaException;
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,6 +31,7 @@ import java.util.List;
  * @param source      the local address, or null
  * @param destination the remote address, or null (passive)
  */
+@SuppressWarnings("restricted")
 public record AddressInfo(boolean passive, QpType qpType, PortSpace portSpace, InetSocketAddress source,
                           InetSocketAddress destination) {
     private static final MethodHandle GETADDRINFO = Cm.capturing(rdma_cma_h.rdma_getaddrinfo$address(),
@@ -60,7 +61,7 @@ public record AddressInfo(boolean passive, QpType qpType, PortSpace portSpace, I
                 for (MemorySegment ai = head; !ai.equals(MemorySegment.NULL); ) {
                     MemorySegment a = ai.reinterpret(rdma_addrinfo.sizeof());
                     all.add(new AddressInfo((rdma_addrinfo.ai_flags(a) & rdma_cma_h.RAI_PASSIVE()) != 0,
-                            NativeEnum.of(QpType.values(), rdma_addrinfo.ai_qp_type(a), QpType.RC),
+                            NativeEnums.of(QpType.values(), QpType::value, rdma_addrinfo.ai_qp_type(a), QpType.RC),
                             PortSpace.of(rdma_addrinfo.ai_port_space(a)), address(rdma_addrinfo.ai_src_addr(a)),
                             address(rdma_addrinfo.ai_dst_addr(a))));
                     ai = rdma_addrinfo.ai_next(a);

@@ -13,6 +13,7 @@ import io.jrdma.ibverbs.internal.Errno;
  * }</pre>
  */
 public final class CmEventException extends RdmaException {
+    private static final long serialVersionUID = 1L;
     private final transient CmEvent event;
 
     CmEventException(String call, CmEvent event, String detail) {

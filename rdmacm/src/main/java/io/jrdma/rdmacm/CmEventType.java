@@ -1,7 +1,7 @@
 package io.jrdma.rdmacm;
 
 import io.jrdma.bindings.rdmacm.rdma_cma_h;
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.rdmacm.rdma_cma_h.*;
 
@@ -12,7 +12,8 @@ import static io.jrdma.bindings.rdmacm.rdma_cma_h.*;
  * if (type == CmEventType.REJECTED) log.warn("peer said no: {}", type.description());
  * }</pre>
  */
-public enum CmEventType implements NativeEnum {
+@SuppressWarnings("restricted")
+public enum CmEventType {
     ADDR_RESOLVED(RDMA_CM_EVENT_ADDR_RESOLVED()), ADDR_ERROR(RDMA_CM_EVENT_ADDR_ERROR()),
     ROUTE_RESOLVED(RDMA_CM_EVENT_ROUTE_RESOLVED()), ROUTE_ERROR(RDMA_CM_EVENT_ROUTE_ERROR()),
     CONNECT_REQUEST(RDMA_CM_EVENT_CONNECT_REQUEST()), CONNECT_RESPONSE(RDMA_CM_EVENT_CONNECT_RESPONSE()),
@@ -29,7 +30,6 @@ public enum CmEventType implements NativeEnum {
     }
 
     /** The C value. */
-    @Override
     public int value() {
         return value;
     }
@@ -41,7 +41,7 @@ public enum CmEventType implements NativeEnum {
 
     /** The event type of C value {@code value}. */
     public static CmEventType of(int value) {
-        CmEventType t = NativeEnum.of(values(), value, null);
+        CmEventType t = NativeEnums.of(values(), CmEventType::value, value, null);
         if (t == null) {
             throw new IllegalArgumentException("unknown rdma_cm_event_type " + value);
         }

@@ -9,7 +9,7 @@ import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.VerbsBridge;
 
 import java.lang.foreign.Arena;
@@ -39,7 +39,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED);
  * }</pre>
  */
-public final class CmId extends NativeResource {
+@SuppressWarnings("restricted")
+public final class CmId implements AutoCloseable {
     private static final MethodHandle CREATE_ID = Cm.capturing(rdma_cma_h.rdma_create_id$address(),
             rdma_cma_h.rdma_create_id$descriptor());
     private static final MethodHandle CREATE_EP = Cm.capturing(rdma_cma_h.rdma_create_ep$address(),
@@ -80,13 +81,15 @@ public final class CmId extends NativeResource {
     /** The live ids by native address, so that events name the Java object. */
     private static final Map<Long, WeakReference<CmId>> IDS = new ConcurrentHashMap<>();
 
+    final ResourceGuard guard;
     private final MemorySegment id;
     private final PortSpace portSpace;
     private volatile EventChannel channel;
     private volatile QueuePair qp;
 
     private CmId(MemorySegment id, EventChannel channel) {
-        super(channel);
+        this.guard = new ResourceGuard(this,
+                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked), channel.guard);
         this.id = id.reinterpret(rdma_cm_id.sizeof());
         this.channel = channel;
         this.portSpace = PortSpace.of(rdma_cm_id.ps(this.id));
@@ -96,14 +99,14 @@ public final class CmId extends NativeResource {
 
     /** Creates an id whose events arrive on {@code channel} ({@code rdma_create_id}). */
     public static CmId create(EventChannel channel, PortSpace portSpace) throws RdmaException {
-        return create(() -> {
+        return ResourceGuard.create(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment slot = arena.allocate(ValueLayout.ADDRESS);
                 Cm.check("rdma_create_id", CREATE_ID, null, channel.segment(), slot, MemorySegment.NULL,
                         portSpace.value());
                 return new CmId(slot.get(ValueLayout.ADDRESS, 0), channel);
             }
-        }, channel);
+        }, id -> id.guard, channel.guard);
     }
 
     /**
@@ -112,7 +115,7 @@ public final class CmId extends NativeResource {
      * arrive on {@code channel}.
      */
     public static CmId createEndpoint(AddressInfo info, EventChannel channel) throws RdmaException {
-        return create(() -> {
+        return ResourceGuard.create(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment slot = arena.allocate(ValueLayout.ADDRESS);
                 Cm.check("rdma_create_ep", CREATE_EP, "for " + info, slot, info.toNative(arena), MemorySegment.NULL,
@@ -127,12 +130,12 @@ public final class CmId extends NativeResource {
                 }
                 return new CmId(ep, channel);
             }
-        }, channel);
+        }, id -> id.guard, channel.guard);
     }
 
     /** The Java id for a native one that a connect request brought on {@code channel}. */
     static CmId adoptRequest(MemorySegment id, EventChannel channel) {
-        return create(() -> new CmId(id, channel), channel);
+        return ResourceGuard.create(() -> new CmId(id, channel), cmId -> cmId.guard, channel.guard);
     }
 
     /** The Java id of a native one, or null if it is not (or no longer) known. */
@@ -143,7 +146,7 @@ public final class CmId extends NativeResource {
 
     /** Binds to a local address and port (port 0: any), as a listener does before {@link #listen} ({@code rdma_bind_addr}). */
     public void bind(InetSocketAddress local) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             Cm.check("rdma_bind_addr", BIND, "binding " + local, id, Sockaddrs.of(local, arena));
         }
@@ -156,7 +159,7 @@ public final class CmId extends NativeResource {
      */
     public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, Duration timeout)
             throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         int ms = millis(timeout);
         try (Arena arena = Arena.ofConfined()) {
             Cm.check("rdma_resolve_addr", RESOLVE_ADDR, "resolving " + destination, id, Sockaddrs.of(source, arena),
@@ -169,7 +172,7 @@ public final class CmId extends NativeResource {
      * {@link CmEventType#ROUTE_RESOLVED} or {@link CmEventType#ROUTE_ERROR} within {@code timeout}.
      */
     public void resolveRoute(Duration timeout) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         Cm.check("rdma_resolve_route", RESOLVE_ROUTE, null, id, millis(timeout));
     }
 
@@ -190,7 +193,7 @@ public final class CmId extends NativeResource {
 
     /** Listens for connect requests on the bound address; they arrive as {@link CmEventType#CONNECT_REQUEST}. */
     public void listen(int backlog) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         if (backlog < 0) {
             throw new IllegalArgumentException("backlog must be >= 0, not " + backlog);
         }
@@ -203,7 +206,7 @@ public final class CmId extends NativeResource {
      * {@link CmEventType#UNREACHABLE} or {@link CmEventType#CONNECT_ERROR}.
      */
     public void connect(ConnectionParameters parameters) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             Cm.check("rdma_connect", CONNECT, "connecting " + this, id, parameters.toNative(arena,
                     portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_REQUEST_DATA
@@ -213,7 +216,7 @@ public final class CmId extends NativeResource {
 
     /** Accepts the connect request this id came with ({@code rdma_accept}); ends with {@link CmEventType#ESTABLISHED}. */
     public void accept(ConnectionParameters parameters) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             Cm.check("rdma_accept", ACCEPT, "accepting " + this, id,
                     parameters.toNative(arena, ConnectionParameters.MAX_ACCEPT_DATA, "an accept"));
@@ -222,7 +225,7 @@ public final class CmId extends NativeResource {
 
     /** Rejects the connect request this id came with, telling the peer {@code privateData} ({@code rdma_reject}). */
     public void reject(byte[] privateData) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         byte[] data = privateData == null ? new byte[0] : privateData;
         if (data.length > ConnectionParameters.MAX_REJECT_DATA) {
             throw new IllegalArgumentException("a reject carries at most " + ConnectionParameters.MAX_REJECT_DATA
@@ -241,7 +244,7 @@ public final class CmId extends NativeResource {
      * (or after the CM's timeout) does this side get its {@link CmEventType#DISCONNECTED}.
      */
     public void disconnect() throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         Cm.check("rdma_disconnect", DISCONNECT, "disconnecting " + this, id);
     }
 
@@ -251,19 +254,19 @@ public final class CmId extends NativeResource {
      * which lets the connection manager complete the connection at once.
      */
     public void notify(AsyncEventType event) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         Cm.check("rdma_notify", NOTIFY, null, id, event.value());
     }
 
     /** Moves this id to {@code to}: its later events arrive there ({@code rdma_migrate_id}). */
     public void migrate(EventChannel to) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         EventChannel from = channel;
         if (to == from) {
             return;
         }
         Cm.check("rdma_migrate_id", MIGRATE, null, id, to.segment());
-        replaceParent(from, to);
+        guard.replaceParent(from.guard, to.guard);
         channel = to;
     }
 
@@ -273,7 +276,7 @@ public final class CmId extends NativeResource {
      * through this id is attached to the group then.
      */
     public void joinMulticast(InetSocketAddress group) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             Cm.check("rdma_join_multicast", JOIN, "joining " + group, id, Sockaddrs.of(group, arena),
                     MemorySegment.NULL);
@@ -282,7 +285,7 @@ public final class CmId extends NativeResource {
 
     /** Leaves multicast group {@code group} ({@code rdma_leave_multicast}). */
     public void leaveMulticast(InetSocketAddress group) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             Cm.check("rdma_leave_multicast", LEAVE, "leaving " + group, id, Sockaddrs.of(group, arena));
         }
@@ -310,7 +313,7 @@ public final class CmId extends NativeResource {
     }
 
     private void setOption(int name, int value, int size) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment v = arena.allocate(4);
             if (size == 1) {
@@ -331,7 +334,7 @@ public final class CmId extends NativeResource {
         if (expected.length == 0) {
             throw new IllegalArgumentException("name the event(s) to wait for");
         }
-        checkOpen();
+        guard.checkOpen();
         String call = callFor(expected[0]);
         CmEvent e = channel.next(this, timeout);
         if (e == null) {
@@ -364,7 +367,7 @@ public final class CmId extends NativeResource {
      * domain and completion queues must come from {@link #context()}. Close the queue pair before the id.
      */
     public QueuePair createQueuePair(QueuePair.Builder builder) throws RdmaException {
-        checkOpen();
+        guard.checkOpen();
         if (qp != null && !qp.isClosed()) {
             throw new IllegalStateException(this + " already has " + qp);
         }
@@ -385,7 +388,7 @@ public final class CmId extends NativeResource {
             public void destroy(MemorySegment ignored) {
                 rdma_cma_h.rdma_destroy_qp(id);
             }
-        }, this);
+        }, guard);
         qp = created;
         return created;
     }
@@ -403,7 +406,7 @@ public final class CmId extends NativeResource {
      *                               connect request)
      */
     public Context context() {
-        checkOpen();
+        guard.checkOpen();
         MemorySegment verbs = rdma_cm_id.verbs(id);
         if (verbs.equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " is not bound to a device yet: bind it to a local RDMA address or "
@@ -414,7 +417,7 @@ public final class CmId extends NativeResource {
 
     /** The device port this id uses (0 before it is bound to one). */
     public int portNumber() {
-        checkOpen();
+        guard.checkOpen();
         return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
     }
 
@@ -429,13 +432,13 @@ public final class CmId extends NativeResource {
 
     /** The local address and port (null before bind or resolve). */
     public InetSocketAddress localAddress() {
-        checkOpen();
+        guard.checkOpen();
         return Sockaddrs.read(rdma_addr.src_storage(rdma_route.addr(rdma_cm_id.route(id))));
     }
 
     /** The peer's address and port (null before resolve or a connect request). */
     public InetSocketAddress peerAddress() {
-        checkOpen();
+        guard.checkOpen();
         return Sockaddrs.read(rdma_addr.dst_storage(rdma_route.addr(rdma_cm_id.route(id))));
     }
 
@@ -447,15 +450,30 @@ public final class CmId extends NativeResource {
         return (int) ms;
     }
 
-    @Override
-    protected void destroy() throws RdmaException {
+    private void destroy() throws RdmaException {
         Cm.check("rdma_destroy_id", DESTROY_ID, null, id);
         IDS.remove(id.address());
     }
 
-    /** A leaked id is destroyed by its channel's leak guard, before the channel; this must not refer to the id. */
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
     @Override
-    protected Runnable releaseIfLeaked() {
+    public void close() throws RdmaException {
+        guard.close();
+    }
+
+    /** A leaked id is destroyed by its channel's leak guard, before the channel; this must not refer to the id. */
+    private Runnable releaseIfLeaked() {
         MemorySegment leaked = id;
         return () -> {
             IDS.remove(leaked.address());

@@ -11,6 +11,7 @@ import io.jrdma.ibverbs.RdmaException;
  * }</pre>
  */
 public final class ConnectionClosedException extends RdmaException {
+    private static final long serialVersionUID = 1L;
     private static final int ECONNRESET = 104;
 
     ConnectionClosedException(String operation, String detail) {

@@ -23,6 +23,7 @@ import java.lang.foreign.ValueLayout;
  * @param qpNumber           the queue pair number, only when the QP was not created through the id
  * @param privateData        bytes for the peer's application, bounded by the CM message (see {@link #MAX_CONNECT_DATA})
  */
+@SuppressWarnings("restricted")
 public record ConnectionParameters(int responderResources, int initiatorDepth, int flowControl, int retryCount,
                                    int rnrRetryCount, boolean srq, int qpNumber, byte[] privateData) {
     /** Private data bytes a connect request carries on the TCP port space (REQ's 92 minus the CM's 36 header bytes). */

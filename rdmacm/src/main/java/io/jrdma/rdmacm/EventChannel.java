@@ -10,7 +10,7 @@ import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.Fd;
 import io.jrdma.ibverbs.internal.LeakGuard;
 import io.jrdma.ibverbs.internal.Ledger;
-import io.jrdma.ibverbs.internal.NativeResource;
+import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -39,7 +39,8 @@ import java.util.function.Consumer;
  * }
  * }</pre>
  */
-public final class EventChannel extends NativeResource {
+@SuppressWarnings("restricted")
+public final class EventChannel implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(EventChannel.class.getName());
     private static final MethodHandle CREATE = Cm.capturing(rdma_cma_h.rdma_create_event_channel$address(),
             rdma_cma_h.rdma_create_event_channel$descriptor());
@@ -48,6 +49,7 @@ public final class EventChannel extends NativeResource {
     /** How long one waiter reads before letting others on the same channel look for their events. */
     private static final Duration TURN = Duration.ofMillis(50);
 
+    final ResourceGuard guard;
     private final MemorySegment channel;
     private final int fd;
     private final ReentrantLock reading = new ReentrantLock();
@@ -56,17 +58,19 @@ public final class EventChannel extends NativeResource {
     private volatile Thread loop;
     /** Set under {@link #reading} when the native channel is gone, so no reader can touch it afterwards. */
     private boolean destroyed;
-    private final LeakGuard guard;
+    private final LeakGuard leakGuard;
 
     private EventChannel(MemorySegment channel) {
         this.channel = channel.reinterpret(rdma_event_channel.sizeof());
         this.fd = rdma_event_channel.fd(this.channel);
         // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
         Fd.setNonBlocking(fd);
-        Ledger ledger = ledger();
+        this.guard = new ResourceGuard(this, this::destroy);
+        Ledger ledger = guard.ledger();
         MemorySegment leaked = this.channel;
         // The ids first: destroying one tells the kernel through the channel's file.
-        this.guard = LeakGuard.watch(this, LOG, "EventChannel[fd " + fd + "]", ledger, creationSite(), () -> {
+        this.leakGuard = LeakGuard.watch(this, LOG, "EventChannel[fd " + fd + "]", ledger, guard.creationSite(),
+                () -> {
             ledger.releaseLeaked();
             rdma_cma_h.rdma_destroy_event_channel(leaked);
         });
@@ -79,7 +83,7 @@ public final class EventChannel extends NativeResource {
 
     /** The channel's file descriptor, readable when an event is waiting: for your own poll/epoll loop. */
     public int fileDescriptor() {
-        checkOpen();
+        guard.checkOpen();
         return fd;
     }
 
@@ -97,29 +101,33 @@ public final class EventChannel extends NativeResource {
      *
      * @return the loop's thread
      */
-    public synchronized Thread startEventLoop(Consumer<CmEvent> handler) {
-        checkOpen();
-        if (loop != null) {
-            throw new IllegalStateException(this + " already has an event loop");
-        }
-        loop = Thread.ofPlatform().daemon().name("jrdma-cm-events-" + fd).start(() -> {
-            try {
-                while (!isClosed()) {
-                    CmEvent e = poll(TURN);
-                    if (e != null) {
-                        handler.accept(e);
+    public Thread startEventLoop(Consumer<CmEvent> handler) {
+        // Under the guard's lock, which close holds too: a loop is either started before close looks for it or
+        // refused.
+        synchronized (guard) {
+            guard.checkOpen();
+            if (loop != null) {
+                throw new IllegalStateException(this + " already has an event loop");
+            }
+            loop = Thread.ofPlatform().daemon().name("jrdma-cm-events-" + fd).start(() -> {
+                try {
+                    while (!guard.isClosed()) {
+                        CmEvent e = poll(TURN);
+                        if (e != null) {
+                            handler.accept(e);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (RdmaException | IllegalStateException e) {
+                    if (!guard.isClosed()) {
+                        LOG.log(System.Logger.Level.ERROR,
+                                "event loop of " + this + " stopped", e);
                     }
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RdmaException | IllegalStateException e) {
-                if (!isClosed()) {
-                    LOG.log(System.Logger.Level.ERROR,
-                            "event loop of " + this + " stopped", e);
-                }
-            }
-        });
-        return loop;
+            });
+            return loop;
+        }
     }
 
     /**
@@ -227,12 +235,11 @@ public final class EventChannel extends NativeResource {
     }
 
     MemorySegment segment() {
-        checkOpen();
+        guard.checkOpen();
         return channel;
     }
 
-    @Override
-    protected void destroy() {
+    private void destroy() {
         Thread t = loop;
         if (t != null && t != Thread.currentThread()) {
             t.interrupt();
@@ -246,14 +253,31 @@ public final class EventChannel extends NativeResource {
         try {
             destroyed = true;
             rdma_cma_h.rdma_destroy_event_channel(channel);
-            guard.disarm();
+            leakGuard.disarm();
         } finally {
             reading.unlock();
         }
     }
 
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Releases the native object. A second call does nothing.
+     *
+     * @throws IllegalStateException if objects created from this one are still open (nothing is closed then)
+     * @throws RdmaException         if the native destroy verb fails (it stays open)
+     * @throws WrongThreadException  if it is confined to another thread (it stays open)
+     */
+    @Override
+    public void close() throws RdmaException {
+        guard.close();
+    }
+
     @Override
     public String toString() {
-        return "EventChannel[fd " + fd + (isClosed() ? ", closed]" : "]");
+        return "EventChannel[fd " + fd + (guard.isClosed() ? ", closed]" : "]");
     }
 }

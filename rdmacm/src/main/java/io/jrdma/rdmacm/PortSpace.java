@@ -1,6 +1,6 @@
 package io.jrdma.rdmacm;
 
-import io.jrdma.ibverbs.internal.NativeEnum;
+import io.jrdma.ibverbs.internal.NativeEnums;
 
 import static io.jrdma.bindings.rdmacm.rdma_cma_h.*;
 
@@ -12,7 +12,7 @@ import static io.jrdma.bindings.rdmacm.rdma_cma_h.*;
  * CmId id = CmId.create(channel, PortSpace.UDP);   // a UD queue pair will go with it
  * }</pre>
  */
-public enum PortSpace implements NativeEnum {
+public enum PortSpace {
     TCP(RDMA_PS_TCP()), UDP(RDMA_PS_UDP()), IB(RDMA_PS_IB()), IPOIB(RDMA_PS_IPOIB());
 
     private final int value;
@@ -21,12 +21,11 @@ public enum PortSpace implements NativeEnum {
         this.value = value;
     }
 
-    @Override
     public int value() {
         return value;
     }
 
     static PortSpace of(int value) {
-        return NativeEnum.of(values(), value, null);
+        return NativeEnums.of(values(), PortSpace::value, value, null);
     }
 }

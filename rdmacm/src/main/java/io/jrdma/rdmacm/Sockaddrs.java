@@ -13,6 +13,7 @@ import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 
 /** {@code struct sockaddr_in} / {@code sockaddr_in6} to and from {@link InetSocketAddress}. */
+@SuppressWarnings("restricted")
 final class Sockaddrs {
     static final short AF_INET = 2;
     static final short AF_INET6 = 10;

@@ -19,6 +19,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * call is shorter: every segment argument costs a liveness check, and the post must stay small enough for the JIT
  * to inline it into its caller.
  */
+@SuppressWarnings("restricted")
 public final class DataPath {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);

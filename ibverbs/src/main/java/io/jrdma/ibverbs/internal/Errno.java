@@ -12,6 +12,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 /** errno capture and naming for verbs that report failure through errno. */
+@SuppressWarnings("restricted")
 public final class Errno {
     /** No such device: the same value on every Linux architecture (asm-generic). */
     public static final int ENODEV = 19;

@@ -17,6 +17,7 @@ import java.time.Duration;
  * which would pin its carrier for the whole slice (a few waiters would starve every other virtual thread): it checks
  * without blocking and sleeps between checks, a little longer each time up to {@link #VIRTUAL_MAX_SLEEP_NANOS}.
  */
+@SuppressWarnings("restricted")
 public final class Fd {
     static final int SLICE_MILLIS = 50;
     static final long VIRTUAL_MAX_SLEEP_NANOS = 2_000_000;

@@ -8,6 +8,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /** Anonymous huge-page memory (mmap with MAP_HUGETLB), unmapped when its arena closes. */
+@SuppressWarnings("restricted")
 public final class HugePages {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MethodHandle MMAP = Errno.capturing(LINKER.defaultLookup().findOrThrow("mmap"),

@@ -34,7 +34,7 @@ public final class VerbsBridge {
         Context adopt(MemorySegment verbs);
 
         /** Creates a queue pair as {@code builder} describes it, through {@code creator}, as a child of {@code owner}. */
-        QueuePair createQueuePair(QueuePair.Builder builder, QpCreator creator, NativeResource owner)
+        QueuePair createQueuePair(QueuePair.Builder builder, QpCreator creator, ResourceGuard owner)
                 throws RdmaException;
 
         /** An address handle from a native {@code struct ibv_ah_attr}. */

@@ -12,9 +12,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * The lifecycle every verbs object shares: idempotent close, use after close refused, and parents that know their
+ * The lifecycle every verbs object shares, held by each as a final field {@code guard} (composition, so that none of
+ * this is reachable through the public types): idempotent close, use after close refused, and parents that know their
  * children. The rule: a resource with live children cannot be closed; close fails naming them, and nothing is
  * closed. Children are created under the parents' locks, so a parent cannot close while a child is being born.
  *
@@ -22,9 +25,11 @@ import java.util.concurrent.locks.LockSupport;
  * close is a {@link WrongThreadException}, so no call can be in flight when its owner closes it, and its data-path
  * calls skip the in-flight counter's atomics.
  */
-public abstract class NativeResource implements AutoCloseable {
-    private volatile List<NativeResource> parents;
-    private final Set<NativeResource> children = new LinkedHashSet<>();
+public final class ResourceGuard {
+    private final Object resource;
+    private final Lifecycle lifecycle;
+    private volatile List<ResourceGuard> parents;
+    private final Set<ResourceGuard> children = new LinkedHashSet<>();
     private final Ledger ledger;
     /** Where this object was created, for leak reports. */
     private final Throwable site = new Throwable("created here");
@@ -42,82 +47,117 @@ public abstract class NativeResource implements AutoCloseable {
 
     static {
         try {
-            USERS = MethodHandles.lookup().findVarHandle(NativeResource.class, "users", int.class);
+            USERS = MethodHandles.lookup().findVarHandle(ResourceGuard.class, "users", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     /**
-     * {@code parents}: the resources this one was created from; it must be created through {@link #create}. A root
-     * (no parents) starts the ledger its descendants are recorded in.
+     * What the guarded object does at the ends of its life. Implemented privately by each object (a method reference
+     * to its destroy method when that is all it needs), so that none of it is public API.
      */
-    protected NativeResource(NativeResource... parents) {
-        this(ThreadConfinement.SHARED, parents);
+    @FunctionalInterface
+    public interface Lifecycle {
+        /**
+         * What {@link ResourceGuard#close()} releases natively. Runs at most once, only when there are no live
+         * children.
+         */
+        void destroy() throws RdmaException;
+
+        /**
+         * Refuses a close that could never finish: e.g. one from the thread that holds the object in a batch that
+         * only it can end. Runs under the guard's lock, before close waits for the calls in flight.
+         *
+         * @throws IllegalStateException if the object cannot be closed now
+         */
+        default void checkClosable() {
+        }
+
+        /**
+         * What must still be freed if the object is never closed, run by its root's {@link LeakGuard} (after a leaked
+         * context is closed, before a leaked event channel is destroyed); null when releasing the root releases
+         * everything. It must not refer to the object, or the object would never become unreachable.
+         */
+        default Runnable releaseIfLeaked() {
+            return null;
+        }
+
+        /** The lifecycle of these three parts, for objects that need more than {@link #destroy()}. */
+        static Lifecycle of(Lifecycle destroy, Runnable checkClosable, Supplier<Runnable> releaseIfLeaked) {
+            return new Lifecycle() {
+                @Override
+                public void destroy() throws RdmaException {
+                    destroy.destroy();
+                }
+
+                @Override
+                public void checkClosable() {
+                    checkClosable.run();
+                }
+
+                @Override
+                public Runnable releaseIfLeaked() {
+                    return releaseIfLeaked.get();
+                }
+            };
+        }
     }
 
-    /** A resource of the given confinement: a confined one belongs to the calling (creating) thread. */
-    protected NativeResource(ThreadConfinement confinement, NativeResource... parents) {
+    /** A {@link ThreadConfinement#SHARED} guard of {@code resource}. */
+    public ResourceGuard(Object resource, Lifecycle lifecycle, ResourceGuard... parents) {
+        this(resource, lifecycle, ThreadConfinement.SHARED, parents);
+    }
+
+    /**
+     * The guard of {@code resource}, which names it in messages, of the given confinement (a confined one belongs to
+     * the calling, creating thread). {@code parents}: the guards of the objects it was created from; it must be
+     * created through {@link #create}. A root (no parents) starts the ledger its descendants are recorded in.
+     */
+    public ResourceGuard(Object resource, Lifecycle lifecycle, ThreadConfinement confinement,
+                         ResourceGuard... parents) {
+        this.resource = resource;
+        this.lifecycle = lifecycle;
         this.owner = confinement == ThreadConfinement.CONFINED ? Thread.currentThread() : null;
         this.parents = List.of(parents);
         this.ledger = parents.length == 0 ? new Ledger() : parents[0].ledger;
     }
 
     /** The ledger of the tree this object belongs to. */
-    protected final Ledger ledger() {
+    public Ledger ledger() {
         return ledger;
     }
 
     /** Where this object was created. */
-    protected final Throwable creationSite() {
+    public Throwable creationSite() {
         return site;
     }
 
     /**
-     * What must still be freed if this object is never closed, run by its root's {@link LeakGuard} (after a leaked
-     * context is closed, before a leaked event channel is destroyed); null (the default) when releasing the root
-     * releases everything. It must not refer to this object, or the object would never become unreachable.
+     * Runs {@code creator} while holding the locks of the child's {@code parents} (their guards), after checking they
+     * are open, and makes the child's {@code guard} known to them once it exists: a concurrent close can neither
+     * orphan it nor miss it.
      */
-    protected Runnable releaseIfLeaked() {
-        return null;
+    public static <T, E extends Exception> T create(Creator<T, E> creator, Function<? super T, ResourceGuard> guard,
+                                                    ResourceGuard... parents) throws E {
+        return createLocked(creator, guard, parents, 0);
     }
 
-    /**
-     * Refuses a close that could never finish: e.g. one from the thread that holds the object in a batch that only
-     * it can end. Runs under this object's lock, before close waits for the calls in flight. Does nothing by default.
-     *
-     * @throws IllegalStateException if this object cannot be closed now
-     */
-    protected void checkClosable() {
-    }
-
-    /** What {@link #close()} releases natively. Runs at most once, only when there are no live children. */
-    protected abstract void destroy() throws RdmaException;
-
-    /**
-     * Runs {@code creator} while holding the locks of the child's parents, after checking they are open, and makes
-     * the child known to them once it exists: a concurrent close can neither orphan it nor miss it.
-     */
-    protected static <T extends NativeResource, E extends Exception> T create(Creator<T, E> creator,
-                                                                              NativeResource... parents) throws E {
-        return createLocked(creator, parents, 0);
-    }
-
-    private static <T extends NativeResource, E extends Exception> T createLocked(Creator<T, E> creator,
-                                                                                  NativeResource[] parents, int i)
-            throws E {
+    private static <T, E extends Exception> T createLocked(Creator<T, E> creator,
+                                                           Function<? super T, ResourceGuard> guard,
+                                                           ResourceGuard[] parents, int i) throws E {
         if (i == parents.length) {
             T child = creator.create();
-            for (NativeResource p : parents) {
-                p.children.add(child);
+            ResourceGuard g = guard.apply(child);
+            for (ResourceGuard p : parents) {
+                p.children.add(g);
             }
-            NativeResource r = child;
-            r.ledgerId = r.ledger.add(r.toString(), r.site, r.releaseIfLeaked());
+            g.ledgerId = g.ledger.add(g.toString(), g.site, g.lifecycle.releaseIfLeaked());
             return child;
         }
         synchronized (parents[i]) {
             parents[i].checkOpen();
-            return createLocked(creator, parents, i + 1);
+            return createLocked(creator, guard, parents, i + 1);
         }
     }
 
@@ -128,7 +168,7 @@ public abstract class NativeResource implements AutoCloseable {
     }
 
     /** The thread a confined resource belongs to, or null when it is shared. */
-    protected final Thread owner() {
+    public Thread owner() {
         return owner;
     }
 
@@ -136,7 +176,7 @@ public abstract class NativeResource implements AutoCloseable {
      * @throws WrongThreadException  if this resource is confined to another thread
      * @throws IllegalStateException if this resource is closed
      */
-    protected final void checkOpen() {
+    public void checkOpen() {
         if (owner != null && owner != Thread.currentThread()) {
             throw wrongThread(this, owner);
         }
@@ -146,7 +186,7 @@ public abstract class NativeResource implements AutoCloseable {
     }
 
     /** The refusal of a call on {@code resource}, confined to {@code owner}, from the current thread. */
-    public static WrongThreadException wrongThread(Object resource, Thread owner) {
+    private static WrongThreadException wrongThread(Object resource, Thread owner) {
         Thread me = Thread.currentThread();
         return new WrongThreadException(resource + " is confined to thread \"" + owner.getName() + "\" (#"
                 + owner.threadId() + "), which created it; thread \"" + me.getName() + "\" (#" + me.threadId()
@@ -157,7 +197,7 @@ public abstract class NativeResource implements AutoCloseable {
      * Makes {@code to} this resource's parent in place of {@code from} (e.g. a connection-manager id moved to another
      * event channel), so that {@code to} cannot close while this lives and {@code from} now can.
      */
-    protected final void replaceParent(NativeResource from, NativeResource to) {
+    public void replaceParent(ResourceGuard from, ResourceGuard to) {
         synchronized (to) {
             to.checkOpen();
             to.children.add(this);
@@ -165,20 +205,19 @@ public abstract class NativeResource implements AutoCloseable {
         synchronized (from) {
             from.children.remove(this);
         }
-        List<NativeResource> updated = new ArrayList<>(parents);
+        List<ResourceGuard> updated = new ArrayList<>(parents);
         updated.set(updated.indexOf(from), to);
         parents = List.copyOf(updated);
     }
 
     /**
      * Starts a data-path call (post, poll) on the native object: close waits until it {@link #exit()}s, so that
-     * another thread's close can never free the object under it. Allocation-free. Public for the objects a call
-     * uses besides its own (e.g. the regions an inline send copies from); not for applications.
+     * another thread's close can never free the object under it. Allocation-free.
      *
      * @throws IllegalStateException if the resource is closed (or being closed)
      * @throws WrongThreadException  if the resource is confined to another thread
      */
-    public final void enter() {
+    public void enter() {
         Thread o = owner;
         if (o != null) {
             // Confined: only the owner gets here, and it cannot be closing the resource now, so nothing to count.
@@ -206,7 +245,7 @@ public abstract class NativeResource implements AutoCloseable {
      *
      * @throws IllegalStateException if one of them is closed (then none is held)
      */
-    public static void enterAll(NativeResource[] resources, int n) {
+    public static void enterAll(ResourceGuard[] resources, int n) {
         for (int i = 0; i < n; i++) {
             try {
                 resources[i].enter();
@@ -218,7 +257,7 @@ public abstract class NativeResource implements AutoCloseable {
     }
 
     /** Ends the holds of {@link #enterAll} on the first {@code n} of {@code resources}. */
-    public static void exitAll(NativeResource[] resources, int n) {
+    public static void exitAll(ResourceGuard[] resources, int n) {
         for (int i = 0; i < n; i++) {
             resources[i].exit();
         }
@@ -232,7 +271,7 @@ public abstract class NativeResource implements AutoCloseable {
      * @return whether an event was read ({@code false}: the timeout passed)
      * @throws IllegalStateException if this object is closed, or is closed while waiting
      */
-    protected final boolean awaitEvent(int fd, Duration timeout, String verb, MemorySegment state, Fd.EventRead read)
+    public boolean awaitEvent(int fd, Duration timeout, String verb, MemorySegment state, Fd.EventRead read)
             throws RdmaException, InterruptedException {
         if (closing) {
             throw new IllegalStateException(this + " is being closed");
@@ -250,14 +289,14 @@ public abstract class NativeResource implements AutoCloseable {
     }
 
     /** Ends a call started by {@link #enter()}. */
-    public final void exit() {
+    public void exit() {
         if (owner == null) {
             USERS.getAndAdd(this, -1);
         }
     }
 
     /** Whether {@link #close()} has completed. */
-    public final boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 
@@ -268,8 +307,7 @@ public abstract class NativeResource implements AutoCloseable {
      * @throws RdmaException         if the native destroy verb fails (the resource stays open)
      * @throws WrongThreadException  if the resource is confined to another thread (it stays open)
      */
-    @Override
-    public final void close() throws RdmaException {
+    public void close() throws RdmaException {
         if (owner != null && owner != Thread.currentThread()) {
             throw wrongThread(this, owner);
         }
@@ -281,18 +319,18 @@ public abstract class NativeResource implements AutoCloseable {
                 throw new IllegalStateException("cannot close " + this + ": still used by "
                         + new ArrayList<>(children) + "; close those first");
             }
-            checkClosable();
+            lifecycle.checkClosable();
             if (owner == null) {
                 closeShared();
             } else {
                 // The owner is here, so none of its calls is in flight (a batch of its own was refused above), and
                 // other threads are refused whether or not the resource is closed.
-                destroy();
+                lifecycle.destroy();
             }
             closed = true;
             ledger.remove(ledgerId);
         }
-        for (NativeResource p : parents) {
+        for (ResourceGuard p : parents) {
             synchronized (p) {
                 p.children.remove(this);
             }
@@ -311,12 +349,18 @@ public abstract class NativeResource implements AutoCloseable {
             }
         }
         try {
-            destroy();
+            lifecycle.destroy();
         } catch (RdmaException | RuntimeException e) {
             // Undo the claim only: refused calls may be between their +1 and -1 (CLAIMED is its own negation).
             USERS.getAndAdd(this, CLAIMED);
             closing = false;
             throw e;
         }
+    }
+
+    /** The guarded object's name, for the messages that refuse a call on it. */
+    @Override
+    public String toString() {
+        return resource.toString();
     }
 }

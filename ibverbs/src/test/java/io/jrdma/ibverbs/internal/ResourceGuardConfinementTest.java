@@ -15,18 +15,22 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The close guard's two modes, on a resource with nothing native behind it. */
-class NativeResourceConfinementTest {
+class ResourceGuardConfinementTest {
     /** Counts its destroys. */
-    private static final class Resource extends NativeResource {
+    private static final class Resource {
+        final ResourceGuard guard;
         int destroyed;
 
-        Resource(ThreadConfinement confinement, NativeResource... parents) {
-            super(confinement, parents);
+        private Resource(ThreadConfinement confinement, ResourceGuard... parents) {
+            guard = new ResourceGuard(this, () -> destroyed++, confinement, parents);
         }
 
-        @Override
-        protected void destroy() {
-            destroyed++;
+        static Resource create(ThreadConfinement confinement, Resource... parents) {
+            ResourceGuard[] guards = new ResourceGuard[parents.length];
+            for (int i = 0; i < parents.length; i++) {
+                guards[i] = parents[i].guard;
+            }
+            return ResourceGuard.create(() -> new Resource(confinement, guards), r -> r.guard, guards);
         }
     }
 
@@ -43,35 +47,35 @@ class NativeResourceConfinementTest {
 
     @Test
     void aConfinedResourceRefusesOtherThreadsAndItsOwnerAfterClose() throws Exception {
-        Resource r = NativeResource.create(() -> new Resource(ThreadConfinement.CONFINED));
-        for (Executable call : new Executable[] {r::enter, r::close, r::checkOpen}) {
+        Resource r = Resource.create(ThreadConfinement.CONFINED);
+        for (Executable call : new Executable[] {r.guard::enter, r.guard::close, r.guard::checkOpen}) {
             Throwable t = onAnotherThread(call);
             assertInstanceOf(WrongThreadException.class, t);
             assertTrue(t.getMessage().contains(Thread.currentThread().getName()), t.getMessage());
         }
-        assertFalse(r.isClosed());
+        assertFalse(r.guard.isClosed());
         assertEquals(0, r.destroyed);
-        r.enter();
-        r.exit();
-        r.close();
-        r.close();
+        r.guard.enter();
+        r.guard.exit();
+        r.guard.close();
+        r.guard.close();
         assertEquals(1, r.destroyed);
-        assertThrows(IllegalStateException.class, r::enter);
-        assertThrows(IllegalStateException.class, r::checkOpen);
-        assertInstanceOf(WrongThreadException.class, onAnotherThread(r::enter));
+        assertThrows(IllegalStateException.class, r.guard::enter);
+        assertThrows(IllegalStateException.class, r.guard::checkOpen);
+        assertInstanceOf(WrongThreadException.class, onAnotherThread(r.guard::enter));
     }
 
     @Test
     void aSharedResourceServesAnyThreadAndItsCloseWaitsForCallsInFlight() throws Exception {
-        Resource r = NativeResource.create(() -> new Resource(ThreadConfinement.SHARED));
+        Resource r = Resource.create(ThreadConfinement.SHARED);
         assertNull(onAnotherThread(() -> {
-            r.enter();
-            r.exit();
+            r.guard.enter();
+            r.guard.exit();
         }));
-        r.enter();   // a call in flight: another thread's close must wait for its exit
+        r.guard.enter();   // a call in flight: another thread's close must wait for its exit
         CompletableFuture<Throwable> closing = CompletableFuture.supplyAsync(() -> {
             try {
-                r.close();
+                r.guard.close();
                 return null;
             } catch (Throwable t) {
                 return t;
@@ -80,22 +84,21 @@ class NativeResourceConfinementTest {
         Thread.sleep(100);
         assertFalse(closing.isDone());
         assertEquals(0, r.destroyed);
-        r.exit();
+        r.guard.exit();
         assertNull(closing.get(30, TimeUnit.SECONDS));
         assertEquals(1, r.destroyed);
-        assertThrows(IllegalStateException.class, r::enter);
+        assertThrows(IllegalStateException.class, r.guard::enter);
     }
 
     @Test
     void aConfinedChildOfASharedParentKeepsTheParentOpenAndCannotBeBornOnAnotherThreadsParent() throws Exception {
-        Resource parent = NativeResource.create(() -> new Resource(ThreadConfinement.SHARED));
-        Resource child = NativeResource.create(() -> new Resource(ThreadConfinement.CONFINED, parent), parent);
-        assertThrows(IllegalStateException.class, parent::close);
-        Throwable t = onAnotherThread(() -> NativeResource.create(
-                () -> new Resource(ThreadConfinement.SHARED, child), child));
+        Resource parent = Resource.create(ThreadConfinement.SHARED);
+        Resource child = Resource.create(ThreadConfinement.CONFINED, parent);
+        assertThrows(IllegalStateException.class, parent.guard::close);
+        Throwable t = onAnotherThread(() -> Resource.create(ThreadConfinement.SHARED, child));
         assertInstanceOf(WrongThreadException.class, t);
-        child.close();
-        parent.close();
+        child.guard.close();
+        parent.guard.close();
         assertEquals(1, parent.destroyed);
     }
 }
