@@ -38,7 +38,11 @@ public final class AddressHandle extends NativeResource {
         this.ah = ah.reinterpret(ibv_ah.sizeof());
     }
 
-    /** The protection domain it belongs to: only queue pairs of that domain may send through it. */
+    /**
+     * The protection domain it belongs to: only queue pairs of that domain may send through it.
+     *
+     * @return the protection domain it was created in
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }

@@ -65,6 +65,7 @@ public final class CompletionChannel extends NativeResource {
      * @param timeout how long to wait; {@code null} waits forever
      * @return the queue that has completions (re-arm it with {@link CompletionQueue#requestNotification} before
      *         polling it empty), or {@code null} if the timeout passed
+     * @throws RdmaException         if {@code ibv_get_cq_event} fails
      * @throws InterruptedException  if the waiting thread is interrupted
      * @throws IllegalStateException if the channel is closed, or closed by another thread while this one waits
      */
@@ -85,7 +86,11 @@ public final class CompletionChannel extends NativeResource {
         }
     }
 
-    /** The file descriptor, for callers that multiplex it themselves. */
+    /**
+     * The file descriptor, for callers that multiplex it themselves.
+     *
+     * @return the channel's file descriptor, non-blocking; readable when an event is pending. Do not close it.
+     */
     public int fd() {
         checkOpen();
         return fd;

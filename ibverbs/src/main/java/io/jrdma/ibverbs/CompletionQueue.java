@@ -74,13 +74,23 @@ public final class CompletionQueue extends NativeResource {
             this.entries = entries;
         }
 
-        /** The channel its completion events go to (default none: a polled-only queue). */
+        /**
+         * The channel its completion events go to (default none: a polled-only queue).
+         *
+         * @param channel the channel, or {@code null} for none
+         * @return this builder
+         */
         public Builder channel(CompletionChannel channel) {
             this.channel = channel;
             return this;
         }
 
-        /** The completion vector, 0 to {@code numCompletionVectors() - 1} (default 0). */
+        /**
+         * The completion vector, 0 to {@code numCompletionVectors() - 1} (default 0).
+         *
+         * @param vector the completion vector (checked by {@link #create()})
+         * @return this builder
+         */
         public Builder vector(int vector) {
             this.vector = vector;
             return this;
@@ -89,6 +99,9 @@ public final class CompletionQueue extends NativeResource {
         /**
          * Makes it an extended queue ({@code ibv_create_cq_ex}) that reports {@code fields} besides id, status,
          * opcode and flags, for {@link CompletionQueue#extendedPoll()}; classic polling keeps working.
+         *
+         * @param fields the extra fields each completion carries
+         * @return this builder
          */
         public Builder extended(WcField... fields) {
             EnumSet<WcField> set = EnumSet.noneOf(WcField.class);
@@ -97,7 +110,14 @@ public final class CompletionQueue extends NativeResource {
             return this;
         }
 
-        /** Which threads may use the queue, as for {@link QueuePair.Builder#confinement}; null is refused. */
+        /**
+         * Which threads may use the queue, as for {@link QueuePair.Builder#confinement}; null is refused.
+         *
+         * @param confinement {@link ThreadConfinement#SHARED} (the default) or {@link ThreadConfinement#CONFINED} to
+         *     the thread that calls {@link #create()}
+         * @return this builder
+         * @throws NullPointerException if {@code confinement} is null
+         */
         public Builder confinement(ThreadConfinement confinement) {
             this.confinement = Objects.requireNonNull(confinement, "confinement");
             return this;
@@ -106,6 +126,9 @@ public final class CompletionQueue extends NativeResource {
         /**
          * Creates the queue ({@code ibv_create_cq}, or {@code ibv_create_cq_ex} when {@link #extended}).
          *
+         * @return the new completion queue, a child of the context (and of the channel, if any)
+         * @throws RdmaException            if the verb fails, e.g. {@code EINVAL} for more entries than the device
+         *                                  allows, or {@code EOPNOTSUPP} for an extended queue the device cannot make
          * @throws IllegalArgumentException if the size or vector is out of range (before any native call)
          * @throws IllegalStateException    if the context or channel is closed
          */
@@ -198,6 +221,7 @@ public final class CompletionQueue extends NativeResource {
     /**
      * Polls up to {@code wcs.capacity()} completions into {@code wcs} ({@code ibv_poll_cq}).
      *
+     * @param wcs where to put them; it is overwritten from index 0
      * @return how many were filled, 0 if none is ready
      * @throws IllegalStateException if the queue is closed
      * @throws WrongThreadException  if the queue is {@link ThreadConfinement#CONFINED} to another thread
@@ -223,8 +247,11 @@ public final class CompletionQueue extends NativeResource {
 
     /**
      * Arms the queue: the next completion (or, with {@code solicitedOnly}, the next solicited or error one) sends an
-     * event to its channel ({@code ibv_req_notify_cq}).
+     * event to its channel ({@code ibv_req_notify_cq}). One arming yields at most one event: arm again after each
+     * {@link CompletionChannel#await}, then poll, so that no completion slips between the poll and the arming.
      *
+     * @param solicitedOnly whether only solicited (and failed) completions raise the event
+     * @throws RdmaException         if {@code ibv_req_notify_cq} fails
      * @throws IllegalStateException if the queue is closed or has no channel
      * @throws WrongThreadException  if the queue is {@link ThreadConfinement#CONFINED} to another thread
      */
@@ -244,7 +271,15 @@ public final class CompletionQueue extends NativeResource {
         Verbs.check("ibv_req_notify_cq", rc);
     }
 
-    /** Resizes the queue to at least {@code entries} entries ({@code ibv_resize_cq}). */
+    /**
+     * Resizes the queue to at least {@code entries} entries ({@code ibv_resize_cq}).
+     *
+     * @param entries the new minimum number of entries; at least the completions it now holds
+     * @throws RdmaException            if {@code ibv_resize_cq} fails, e.g. {@code EOPNOTSUPP} on a device that
+     *     cannot resize
+     * @throws IllegalArgumentException if {@code entries} is less than 1
+     * @throws IllegalStateException    if the queue is closed
+     */
     public void resize(int entries) throws RdmaException {
         checkOpen();
         if (entries < 1) {
@@ -253,7 +288,12 @@ public final class CompletionQueue extends NativeResource {
         Verbs.check("ibv_resize_cq", ibverbs_h.ibv_resize_cq(cq, entries));
     }
 
-    /** The number of entries the queue really has (at least what was asked). */
+    /**
+     * The number of entries the queue really has (at least what was asked).
+     *
+     * @return the device's {@code cqe}
+     * @throws IllegalStateException if the queue is closed
+     */
     public int capacity() {
         checkOpen();
         return ibv_cq.cqe(cq);
@@ -262,6 +302,7 @@ public final class CompletionQueue extends NativeResource {
     /**
      * The extended polling cursor ({@code ibv_start_poll} and friends).
      *
+     * @return the queue's one cursor
      * @throws IllegalStateException if this queue was not created by {@link Context#createCompletionQueueEx}
      */
     public ExtendedPoll extendedPoll() {
@@ -280,16 +321,27 @@ public final class CompletionQueue extends NativeResource {
      * assert ctx.completionQueue(16).confinement(ThreadConfinement.CONFINED).create().confinement()
      *         == ThreadConfinement.CONFINED;
      * }</pre>
+     *
+     * @return the confinement chosen at creation
      */
     public ThreadConfinement confinement() {
         return owner() == null ? ThreadConfinement.SHARED : ThreadConfinement.CONFINED;
     }
 
-    /** The channel it reports to, or {@code null}. */
+    /**
+     * The channel it reports to, or {@code null}.
+     *
+     * @return the channel given at creation, or {@code null}
+     */
     public CompletionChannel channel() {
         return channel;
     }
 
+    /**
+     * The context it was created on.
+     *
+     * @return the context
+     */
     public Context context() {
         return context;
     }

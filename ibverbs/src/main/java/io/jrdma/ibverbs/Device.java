@@ -34,6 +34,7 @@ public record Device(String name, long guid, NodeType nodeType, TransportType tr
     /**
      * Lists the RDMA devices of this machine.
      *
+     * @return the devices, in the order libibverbs lists them; empty when there is none
      * @throws RdmaException if the list cannot be read, e.g. {@code ENOSYS} when the kernel has no RDMA support
      */
     public static List<Device> list() throws RdmaException {

@@ -26,7 +26,11 @@ public record DeviceAttributesEx(DeviceAttributes base, long odpGeneralCaps, int
                                  int udOdpCaps, long completionTimestampMask, long hcaCoreClock, long deviceCapFlagsEx,
                                  long maxDeviceMemorySize, int physPortCount) {
 
-    /** Whether memory can be registered with {@link Access#ON_DEMAND}. */
+    /**
+     * Whether memory can be registered with {@link Access#ON_DEMAND}.
+     *
+     * @return whether the device reports {@code IBV_ODP_SUPPORT}
+     */
     public boolean supportsOnDemandPaging() {
         return (odpGeneralCaps & ibverbs_h.IBV_ODP_SUPPORT()) != 0;
     }

@@ -21,6 +21,11 @@ import java.util.HexFormat;
  */
 public record GidEntry(byte[] gid, int index, int port, GidType type, int netdevIndex) {
 
+    /**
+     * Checks and copies the GID.
+     *
+     * @throws IllegalArgumentException if {@code gid} is not 16 bytes long
+     */
     public GidEntry {
         gid = copyOfGid(gid);
     }
@@ -33,12 +38,21 @@ public record GidEntry(byte[] gid, int index, int port, GidType type, int netdev
         return gid.clone();
     }
 
+    /**
+     * The 16 GID bytes, network order.
+     *
+     * @return a fresh copy
+     */
     @Override
     public byte[] gid() {
         return gid.clone();
     }
 
-    /** The GID as an IPv6 address (RoCE GIDs embed the interface's IPv4 or IPv6 address). */
+    /**
+     * The GID as an IPv6 address (RoCE GIDs embed the interface's IPv4 or IPv6 address).
+     *
+     * @return the address; an IPv4 one appears as {@code ::ffff:a.b.c.d}
+     */
     public Inet6Address address() {
         try {
             return Inet6Address.getByAddress(null, gid, null);

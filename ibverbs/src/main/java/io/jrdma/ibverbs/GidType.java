@@ -10,7 +10,12 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * <pre>{@code GidEntry e = ctx.queryGid(1, 1); if (e.type() == GidType.ROCE_V2) { ... }}</pre>
  */
 public enum GidType implements NativeEnum {
-    IB(IBV_GID_TYPE_IB()), ROCE_V1(IBV_GID_TYPE_ROCE_V1()), ROCE_V2(IBV_GID_TYPE_ROCE_V2());
+    /** An InfiniBand GID. */
+    IB(IBV_GID_TYPE_IB()),
+    /** RoCE v1: Ethernet frames, not routable. */
+    ROCE_V1(IBV_GID_TYPE_ROCE_V1()),
+    /** RoCE v2: UDP/IP packets, routable; what Soft-RoCE uses. */
+    ROCE_V2(IBV_GID_TYPE_ROCE_V2());
 
     private final int value;
 

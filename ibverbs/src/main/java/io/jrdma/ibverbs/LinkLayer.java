@@ -10,7 +10,12 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * <pre>{@code boolean roce = ctx.queryPort(1).linkLayer() == LinkLayer.ETHERNET;}</pre>
  */
 public enum LinkLayer implements NativeEnum {
-    UNSPECIFIED(IBV_LINK_LAYER_UNSPECIFIED()), INFINIBAND(IBV_LINK_LAYER_INFINIBAND()), ETHERNET(IBV_LINK_LAYER_ETHERNET());
+    /** Not reported (older providers; treat as InfiniBand). */
+    UNSPECIFIED(IBV_LINK_LAYER_UNSPECIFIED()),
+    /** InfiniBand: addressed by LID. */
+    INFINIBAND(IBV_LINK_LAYER_INFINIBAND()),
+    /** Ethernet (RoCE, iWARP): addressed by GID, LIDs are 0. */
+    ETHERNET(IBV_LINK_LAYER_ETHERNET());
 
     private final int value;
 

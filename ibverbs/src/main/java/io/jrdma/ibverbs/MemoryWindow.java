@@ -73,11 +73,21 @@ public final class MemoryWindow extends NativeResource {
         return ibv_context.ops(pd.context().segment());
     }
 
+    /**
+     * The window's type, chosen at allocation.
+     *
+     * @return the type
+     */
     public Type type() {
         return type;
     }
 
-    /** The rkey of the latest bind (for type 2: the latest bind posted); it changes with every bind. */
+    /**
+     * The rkey of the latest bind (for type 2: the latest bind posted); it changes with every bind.
+     *
+     * @return the current rkey
+     * @throws IllegalStateException if the window is closed
+     */
     public int remoteKey() {
         checkOpen();
         return rkey;
@@ -87,6 +97,17 @@ public final class MemoryWindow extends NativeResource {
      * Binds this type 1 window to {@code [offset, offset + length)} of {@code mr} through {@code qp}
      * ({@code ibv_bind_mw}), giving peers {@code access} there, and returns the new rkey. The bind is a send-queue
      * operation: it completes (signaled) on the QP's send completion queue with {@code wr_id} 0.
+     *
+     * @param qp     a queue pair of the window's protection domain, in RTS
+     * @param mr     a region of that protection domain registered with {@link Access#MW_BIND}
+     * @param offset the first byte of the window, from the start of {@code mr}
+     * @param length the window's length in bytes
+     * @param access the rights peers get: remote read, write, atomic and {@link Access#ZERO_BASED} only
+     * @return the new rkey, to advertise to the peer
+     * @throws RdmaException            if {@code ibv_bind_mw} fails
+     * @throws IllegalArgumentException if the objects are in another protection domain, the region lacks
+     *     {@code MW_BIND}, the range is outside it or a right is not a remote one
+     * @throws IllegalStateException    if this is a type 2 window, or the window is closed
      */
     public int bind(QueuePair qp, MemoryRegion mr, long offset, long length, Access... access) throws RdmaException {
         if (type != Type.TYPE_1) {
@@ -107,6 +128,10 @@ public final class MemoryWindow extends NativeResource {
     /**
      * Unbinds this type 1 window: its rkey grants nothing any more. Like {@link #bind}, it completes on the QP's
      * send completion queue; a window never bound has nothing to unbind.
+     *
+     * @param qp a queue pair of the window's protection domain, in RTS
+     * @throws RdmaException         if {@code ibv_bind_mw} fails
+     * @throws IllegalStateException if this is a type 2 window, or the window is closed
      */
     public void unbind(QueuePair qp) throws RdmaException {
         if (type != Type.TYPE_1) {
@@ -137,7 +162,11 @@ public final class MemoryWindow extends NativeResource {
         }
     }
 
-    /** The rkey the next type 2 bind should carry: {@code ibv_inc_rkey} of the current one. */
+    /**
+     * The rkey the next type 2 bind should carry: {@code ibv_inc_rkey} of the current one.
+     *
+     * @return the current rkey with its low (key) byte incremented
+     */
     public int nextRemoteKey() {
         int r = rkey;
         return (r & 0xffffff00) | ((r + 1) & 0xff);
@@ -169,6 +198,11 @@ public final class MemoryWindow extends NativeResource {
         return mw;
     }
 
+    /**
+     * The protection domain it was allocated in.
+     *
+     * @return the protection domain
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }

@@ -10,8 +10,18 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * <pre>{@code if (ctx.queryPort(1).state() != PortState.ACTIVE) throw new IllegalStateException("link down");}</pre>
  */
 public enum PortState implements NativeEnum {
-    NOP(IBV_PORT_NOP()), DOWN(IBV_PORT_DOWN()), INIT(IBV_PORT_INIT()), ARMED(IBV_PORT_ARMED()),
-    ACTIVE(IBV_PORT_ACTIVE()), ACTIVE_DEFER(IBV_PORT_ACTIVE_DEFER());
+    /** No state change (also the value of a state this version of jrdma does not know). */
+    NOP(IBV_PORT_NOP()),
+    /** The link is down. */
+    DOWN(IBV_PORT_DOWN()),
+    /** The link is up but the subnet manager has not configured the port: only management traffic. */
+    INIT(IBV_PORT_INIT()),
+    /** Configured, waiting to become active. */
+    ARMED(IBV_PORT_ARMED()),
+    /** The port carries traffic. */
+    ACTIVE(IBV_PORT_ACTIVE()),
+    /** Active, but about to go down (deferred error). */
+    ACTIVE_DEFER(IBV_PORT_ACTIVE_DEFER());
 
     private final int value;
 

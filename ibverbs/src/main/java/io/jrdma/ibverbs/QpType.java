@@ -16,7 +16,12 @@ public enum QpType implements NativeEnum {
     UC(IBV_QPT_UC()),
     /** Unreliable datagram: SEND to any UD QP through an address handle, one MTU per message. */
     UD(IBV_QPT_UD()),
-    RAW_PACKET(IBV_QPT_RAW_PACKET()), XRC_SEND(IBV_QPT_XRC_SEND()), XRC_RECV(IBV_QPT_XRC_RECV());
+    /** Raw Ethernet packets (needs {@code CAP_NET_RAW}). */
+    RAW_PACKET(IBV_QPT_RAW_PACKET()),
+    /** The sending side of an extended reliable connection. */
+    XRC_SEND(IBV_QPT_XRC_SEND()),
+    /** The receiving side of an extended reliable connection. */
+    XRC_RECV(IBV_QPT_XRC_RECV());
 
     private final int value;
 

@@ -17,6 +17,15 @@ public class RdmaException extends IOException {
     private final int errno;
     private final String errnoName;
 
+    /**
+     * A failure of {@code verb}; the message reads "{@code verb} failed: {@code errnoName} (errno {@code errno}):
+     * detail".
+     *
+     * @param verb      the failed function, e.g. {@code ibv_reg_mr}
+     * @param errno     the errno it left, or 0
+     * @param errnoName the errno's symbolic name, e.g. {@code ENOMEM}
+     * @param detail    what was being done, or {@code null}
+     */
     public RdmaException(String verb, int errno, String errnoName, String detail) {
         super(verb + " failed: " + errnoName + " (errno " + errno + ")"
                 + (detail == null || detail.isEmpty() ? "" : ": " + detail));
@@ -25,17 +34,29 @@ public class RdmaException extends IOException {
         this.errnoName = errnoName;
     }
 
-    /** The failed verb, e.g. {@code ibv_open_device}. */
+    /**
+     * The failed verb, e.g. {@code ibv_open_device}.
+     *
+     * @return the verb's C name
+     */
     public String verb() {
         return verb;
     }
 
-    /** The errno value the verb reported (0 if it reported none). */
+    /**
+     * The errno value the verb reported (0 if it reported none).
+     *
+     * @return the errno
+     */
     public int errno() {
         return errno;
     }
 
-    /** The errno's symbolic name, e.g. {@code ENODEV}. */
+    /**
+     * The errno's symbolic name, e.g. {@code ENODEV}.
+     *
+     * @return the symbolic name
+     */
     public String errnoName() {
         return errnoName;
     }

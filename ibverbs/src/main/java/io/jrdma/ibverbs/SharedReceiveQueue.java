@@ -69,7 +69,15 @@ public final class SharedReceiveQueue extends NativeResource {
         return create(() -> new SharedReceiveQueue(pd, maxWr, maxSge), pd);
     }
 
-    /** Posts a chain of receive requests ({@code ibv_post_srq_recv} through the provider). */
+    /**
+     * Posts a chain of receive requests ({@code ibv_post_srq_recv} through the provider).
+     *
+     * @param head the first request of the chain
+     * @throws RdmaException            if the provider refuses the chain, e.g. {@code ENOMEM} when the queue is full
+     * @throws IllegalArgumentException if a request has more entries than the queue allows, or a region of another
+     *     protection domain
+     * @throws IllegalStateException    if the queue or a region in the chain is closed
+     */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
         head.post(this, true, postSrqRecvFn, srq, maxSge, maxWr, pd);
     }
@@ -77,6 +85,12 @@ public final class SharedReceiveQueue extends NativeResource {
     /**
      * Arms the limit ({@code ibv_modify_srq} with {@code IBV_SRQ_LIMIT}): when fewer than {@code limit} requests
      * remain, the context reports {@link AsyncEventType#SRQ_LIMIT_REACHED} once; arm again after it.
+     *
+     * @param limit the low-water mark, in requests; at least 1
+     * @throws RdmaException            if {@code ibv_modify_srq} fails, e.g. {@code EINVAL} for a limit above the
+     *     queue size
+     * @throws IllegalArgumentException if {@code limit} is less than 1
+     * @throws IllegalStateException    if the queue is closed
      */
     public void armLimit(int limit) throws RdmaException {
         checkOpen();
@@ -90,7 +104,13 @@ public final class SharedReceiveQueue extends NativeResource {
         }
     }
 
-    /** Its sizes and current limit ({@code ibv_query_srq}). */
+    /**
+     * Its sizes and current limit ({@code ibv_query_srq}).
+     *
+     * @return its sizes and armed limit (0 once the limit was reached)
+     * @throws RdmaException         if {@code ibv_query_srq} fails
+     * @throws IllegalStateException if the queue is closed
+     */
     public Attributes query() throws RdmaException {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -100,6 +120,11 @@ public final class SharedReceiveQueue extends NativeResource {
         }
     }
 
+    /**
+     * The protection domain it was created in.
+     *
+     * @return the protection domain
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }

@@ -34,6 +34,10 @@ import java.lang.annotation.Target;
 @Tag("device")
 @ExtendWith(RdmaDeviceExtension.class)
 public @interface RdmaDeviceTest {
-    /** The device name, e.g. {@code rxe0}; empty for the configured or first device. */
+    /**
+     * The device name, e.g. {@code rxe0}; empty for the configured or first device.
+     *
+     * @return the device name, or empty
+     */
     String device() default "";
 }

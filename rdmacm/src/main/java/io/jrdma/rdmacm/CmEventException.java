@@ -28,7 +28,11 @@ public final class CmEventException extends RdmaException {
         this.event = null;
     }
 
-    /** The failure event, or null if none came in time. */
+    /**
+     * The failure event, or null if none came in time.
+     *
+     * @return the event, or {@code null} after a timeout
+     */
     public CmEvent event() {
         return event;
     }

@@ -72,12 +72,23 @@ public final class EventChannel extends NativeResource {
         });
     }
 
-    /** Creates an event channel ({@code rdma_create_event_channel}). */
+    /**
+     * Creates an event channel ({@code rdma_create_event_channel}).
+     *
+     * @return the new channel, a root: close it after its ids
+     * @throws RdmaException if {@code rdma_create_event_channel} fails, e.g. {@code ENODEV} without the
+     *     {@code rdma_ucm} kernel module
+     */
     public static EventChannel create() throws RdmaException {
         return new EventChannel(Verbs.pointer("rdma_create_event_channel", CREATE));
     }
 
-    /** The channel's file descriptor, readable when an event is waiting: for your own poll/epoll loop. */
+    /**
+     * The channel's file descriptor, readable when an event is waiting: for your own poll/epoll loop.
+     *
+     * @return the descriptor, non-blocking; the channel owns it: do not close it
+     * @throws IllegalStateException if the channel is closed
+     */
     public int fileDescriptor() {
         checkOpen();
         return fd;
@@ -86,6 +97,12 @@ public final class EventChannel extends NativeResource {
     /**
      * The next event of any of this channel's ids, or null if none comes within {@code timeout} ({@code null}:
      * wait forever).
+     *
+     * @param timeout how long to wait; {@code null} waits forever
+     * @return the event, already acknowledged, or {@code null}
+     * @throws RdmaException         if {@code rdma_get_cm_event} fails
+     * @throws InterruptedException  if the waiting thread is interrupted
+     * @throws IllegalStateException if the channel is closed, also while waiting
      */
     public CmEvent poll(Duration timeout) throws RdmaException, InterruptedException {
         return next(null, timeout);
@@ -95,7 +112,9 @@ public final class EventChannel extends NativeResource {
      * Runs {@code handler} for every event of this channel on a new daemon thread, until the channel closes or the
      * handler throws. Do not also {@link #poll} a channel that has an event loop.
      *
+     * @param handler called on the loop's thread, one event at a time
      * @return the loop's thread
+     * @throws IllegalStateException if the channel is closed or already has an event loop
      */
     public synchronized Thread startEventLoop(Consumer<CmEvent> handler) {
         checkOpen();

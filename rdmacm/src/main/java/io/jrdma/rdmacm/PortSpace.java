@@ -13,7 +13,14 @@ import static io.jrdma.bindings.rdmacm.rdma_cma_h.*;
  * }</pre>
  */
 public enum PortSpace implements NativeEnum {
-    TCP(RDMA_PS_TCP()), UDP(RDMA_PS_UDP()), IB(RDMA_PS_IB()), IPOIB(RDMA_PS_IPOIB());
+    /** Reliable connections (RC queue pairs), addressed like TCP ports. */
+    TCP(RDMA_PS_TCP()),
+    /** Datagrams (UD queue pairs) and multicast, addressed like UDP ports. */
+    UDP(RDMA_PS_UDP()),
+    /** Any queue pair type, under native InfiniBand service IDs. */
+    IB(RDMA_PS_IB()),
+    /** IP over InfiniBand's port space (used by the kernel; rarely by applications). */
+    IPOIB(RDMA_PS_IPOIB());
 
     private final int value;
 

@@ -19,13 +19,24 @@ public record RemoteRegion(long address, int remoteKey, long length) {
     /** Bytes a descriptor takes on the wire: address, key, length. */
     static final int WIRE_BYTES = 20;
 
+    /**
+     * Checks the length.
+     *
+     * @throws IllegalArgumentException if {@code length} is not positive
+     */
     public RemoteRegion {
         if (length <= 0) {
             throw new IllegalArgumentException("a remote region has a positive length, not " + length);
         }
     }
 
-    /** The descriptor of local region {@code mr}, for its peer. */
+    /**
+     * The descriptor of local region {@code mr}, for its peer.
+     *
+     * @param mr a region registered with the remote rights the peer needs
+     * @return its address, remote key and length
+     * @throws IllegalStateException if the region is closed
+     */
     public static RemoteRegion of(MemoryRegion mr) {
         return new RemoteRegion(mr.address(), mr.remoteKey(), mr.length());
     }
