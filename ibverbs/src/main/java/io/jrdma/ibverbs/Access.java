@@ -10,9 +10,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * Access rights of a memory region or window ({@code enum ibv_access_flags}). Nothing remote is allowed unless
  * asked for.
  *
- * <pre>{@code
- * MemoryRegion mr = pd.register(segment, arena, Access.LOCAL_WRITE, Access.REMOTE_READ);
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=access}
  */
 public enum Access {
     /** The local device may write the memory: receives and RDMA READ responses land in it. Required by the remote write and atomic rights. */

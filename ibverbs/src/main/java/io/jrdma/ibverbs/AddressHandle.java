@@ -16,10 +16,7 @@ import java.lang.invoke.MethodHandle;
 /**
  * The path to a remote port for unreliable-datagram sends ({@code struct ibv_ah}).
  *
- * <pre>{@code
- * AddressHandle ah = pd.createAddressHandle(peer, 1, gidIndex);       // from the peer's Endpoint
- * qp.postSend(wr.reset().opcode(SendOpcode.SEND).add(mr, 0, 64).datagram(ah, peer.qpn(), QKEY));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=address-handle}
  */
 public final class AddressHandle extends NativeResource {
     private static final MethodHandle CREATE_AH = Errno.capturing(

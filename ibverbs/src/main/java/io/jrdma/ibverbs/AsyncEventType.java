@@ -8,7 +8,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * What an asynchronous event reports ({@code enum ibv_event_type}).
  *
- * <pre>{@code ctx.onAsyncEvent(e -> { if (e.type() == AsyncEventType.PORT_ERR) failover(); }); }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=async-listener}
  */
 public enum AsyncEventType implements NativeEnum {
     /** A completion queue overran or failed; names the queue. The queue is unusable. */

@@ -19,13 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * A completion channel ({@code struct ibv_comp_channel}): where armed completion queues report "there is a
  * completion". Waiting is poll(2) on its file descriptor with a timeout, interruptible, fine on virtual threads.
  *
- * <pre>{@code
- * CompletionChannel ch = ctx.createCompletionChannel();
- * CompletionQueue cq = ctx.createCompletionQueue(256, ch, 0);
- * cq.requestNotification(false);
- * CompletionQueue ready = ch.await(Duration.ofSeconds(1));   // null on timeout
- * if (ready != null) { ready.requestNotification(false); ready.poll(wcs); }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=channel}
  */
 public final class CompletionChannel extends NativeResource {
     private static final MethodHandle CREATE = Errno.capturing(

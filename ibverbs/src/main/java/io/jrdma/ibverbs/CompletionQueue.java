@@ -23,13 +23,7 @@ import java.util.Set;
  * A completion queue ({@code struct ibv_cq}). Polling goes straight to the provider's {@code poll_cq} and
  * allocates nothing.
  *
- * <pre>{@code
- * try (CompletionQueue cq = ctx.createCompletionQueue(256)) {
- *     WorkCompletions wcs = new WorkCompletions(16);
- *     int n;
- *     while ((n = cq.poll(wcs)) == 0) Thread.onSpinWait();
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=busy-poll}
  *
  * <p>Several threads may poll one completion queue at once, each with its own {@link WorkCompletions}: every
  * completion goes to exactly one of them. A queue that fills up (more completions than entries) is an overrun: the
@@ -56,10 +50,7 @@ public final class CompletionQueue extends NativeResource {
     /**
      * Creates a completion queue: {@code ctx.completionQueue(256).create()}, with any of the options below.
      *
-     * <pre>{@code
-     * CompletionQueue cq = ctx.completionQueue(256).channel(channel).vector(0)
-     *         .extended(WcField.BYTE_LEN).confinement(ThreadConfinement.CONFINED).create();
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=builder}
      */
     public static final class Builder {
         private final Context context;
@@ -317,10 +308,7 @@ public final class CompletionQueue extends NativeResource {
     /**
      * Which threads may use this queue, as it was created.
      *
-     * <pre>{@code
-     * assert ctx.completionQueue(16).confinement(ThreadConfinement.CONFINED).create().confinement()
-     *         == ThreadConfinement.CONFINED;
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=confinement}
      *
      * @return the confinement chosen at creation
      */

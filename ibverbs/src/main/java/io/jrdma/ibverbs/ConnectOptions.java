@@ -6,9 +6,7 @@ import java.util.Objects;
  * How {@link QueuePair#connect} brings a queue pair to RTS: the local port and GID, the path MTU, and the RC
  * timers and limits. Defaults follow {@code ibv_rc_pingpong}.
  *
- * <pre>{@code
- * qp.connect(peer, ConnectOptions.of(1, 1, Mtu.MTU_1024).maxReadAtomic(4).retryCount(7));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=connect-options}
  */
 public final class ConnectOptions {
     private final int port;

@@ -31,12 +31,7 @@ import java.util.function.Consumer;
 /**
  * An open RDMA device ({@code struct ibv_context}): the root every other verbs object hangs off.
  *
- * <pre>{@code
- * try (Context ctx = Context.open("rxe0")) {
- *     PortAttributes port = ctx.queryPort(1);
- *     System.out.println(ctx.device().name() + " port 1 is " + port.state());
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=open}
  *
  * <p>Closing is idempotent; any query on a closed context throws {@link IllegalStateException}, and a context
  * cannot close while objects created from it (protection domains, completion queues, ...) are open. The context of
@@ -335,9 +330,7 @@ public final class Context extends NativeResource {
      * A builder of a completion queue of at least {@code entries} entries: its channel, vector, extended fields and
      * {@linkplain ThreadConfinement confinement}; the {@code createCompletionQueue} methods are its shortcuts.
      *
-     * <pre>{@code
-     * CompletionQueue cq = ctx.completionQueue(256).confinement(ThreadConfinement.CONFINED).create();
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=builder}
      *
      * @param entries the minimum number of completions it holds
      * @return a builder; nothing is created until {@link CompletionQueue.Builder#create()}

@@ -6,10 +6,7 @@ import io.jrdma.bindings.ibverbs.ibverbs_h;
  * The extended device attributes ({@code struct ibv_device_attr_ex}) from {@link Context#queryDeviceEx()}: the
  * classic ones plus on-demand paging, clock and extended capabilities.
  *
- * <pre>{@code
- * DeviceAttributesEx ex = ctx.queryDeviceEx();
- * if (ex.supportsOnDemandPaging()) pd.register(hugeMapping, arena, Access.LOCAL_WRITE, Access.ON_DEMAND);
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=on-demand-paging}
  *
  * @param base                    the classic attributes
  * @param odpGeneralCaps          {@code IBV_ODP_SUPPORT*} bits

@@ -8,12 +8,7 @@ import java.util.HexFormat;
  * What a peer needs to connect a queue pair to this one: LID, QP number, starting PSN and GID (the fields
  * {@code ibv_rc_pingpong} exchanges). Exchange it however you like, e.g. as {@link #toBytes()} over a socket.
  *
- * <pre>{@code
- * Endpoint mine = qp.endpoint(1, gidIndex, psn);
- * out.write(mine.toBytes());
- * Endpoint theirs = Endpoint.fromBytes(in.readNBytes(Endpoint.BYTES));
- * qp.connect(theirs, ConnectOptions.of(1, gidIndex, Mtu.MTU_1024));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=endpoint}
  *
  * @param lid the port LID (0 on RoCE)
  * @param qpn the queue pair number (24 bits)

@@ -17,15 +17,7 @@ import java.util.Set;
  * ({@code ibv_start_poll}, {@code ibv_next_poll}, {@code ibv_end_poll} and the {@code ibv_wc_read_*} readers):
  * completions are read in place, one at a time, without copying whole {@code ibv_wc} structs. Allocation-free.
  *
- * <pre>{@code
- * ExtendedPoll poll = cq.extendedPoll();
- * if (poll.start()) {
- *     do {
- *         handle(poll.id(), poll.status(), poll.byteLength());
- *     } while (poll.next());
- *     poll.end();
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=extended-poll}
  *
  * <p>While positioned on a completion the queue is locked for this thread: always {@link #end()} (it is harmless
  * after {@link #next()} returned false). One batch at a time per queue; the readers work only inside it, on the

@@ -16,13 +16,7 @@ import java.util.Set;
  * ({@code ibv_wr_start}, the {@code ibv_wr_*} builders and {@code ibv_wr_complete}): requests are written straight
  * into the send queue, no {@code ibv_send_wr} in between. Allocation-free.
  *
- * <pre>{@code
- * ExtendedPost post = qp.extendedPost();
- * post.start();
- * post.id(1).signaled(true).rdmaWrite(peerRkey, peerAddress).sge(mr, 0, 4096);
- * post.id(2).signaled(true).send().sge(mr, 4096, 64);
- * post.complete();                          // posts both, or none
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=extended-post}
  *
  * <p>On a {@link ThreadConfinement#CONFINED} queue pair only its owner may start a batch; the other calls of a
  * batch work only on the thread that started it.

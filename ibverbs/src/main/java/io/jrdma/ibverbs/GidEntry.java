@@ -8,10 +8,7 @@ import java.util.HexFormat;
 /**
  * One entry of a port's GID table ({@code struct ibv_gid_entry}).
  *
- * <pre>{@code
- * GidEntry e = ctx.queryGid(1, 1);
- * System.out.println(e.type() + " " + e.address().getHostAddress() + " ifindex " + e.netdevIndex());
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=gid-entry}
  *
  * @param gid         the 16 GID bytes, network order (a copy is kept and returned)
  * @param index       index in the table

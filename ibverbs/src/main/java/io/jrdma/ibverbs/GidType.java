@@ -7,7 +7,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The type of a GID table entry ({@code enum ibv_gid_type}): RoCE v2 entries are routable over UDP/IP.
  *
- * <pre>{@code GidEntry e = ctx.queryGid(1, 1); if (e.type() == GidType.ROCE_V2) { ... }}</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=gid-type}
  */
 public enum GidType implements NativeEnum {
     /** An InfiniBand GID. */

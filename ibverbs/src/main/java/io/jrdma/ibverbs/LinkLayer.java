@@ -7,7 +7,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The link layer under a port ({@code IBV_LINK_LAYER_*}); RoCE and Soft-RoCE ports are {@link #ETHERNET}.
  *
- * <pre>{@code boolean roce = ctx.queryPort(1).linkLayer() == LinkLayer.ETHERNET;}</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=link-layer}
  */
 public enum LinkLayer implements NativeEnum {
     /** Not reported (older providers; treat as InfiniBand). */

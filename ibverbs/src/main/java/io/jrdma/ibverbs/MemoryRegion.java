@@ -19,13 +19,7 @@ import java.util.Set;
  * Registered memory ({@code struct ibv_mr}): a native segment the device may read and write, named by its local
  * key in work requests and by its remote key to peers.
  *
- * <pre>{@code
- * try (Arena arena = Arena.ofShared()) {
- *     MemorySegment buf = arena.allocate(1 << 20, 4096);
- *     MemoryRegion mr = pd.register(buf, arena, Access.LOCAL_WRITE, Access.REMOTE_READ);
- *     send(peer, mr.address(), mr.remoteKey(), mr.length());   // advertise it
- * }   // closing the arena deregisters the region before the memory is freed
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=register}
  */
 public final class MemoryRegion extends NativeResource {
     private static final MethodHandle REG_MR = Errno.capturing(

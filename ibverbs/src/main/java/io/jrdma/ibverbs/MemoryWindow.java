@@ -20,12 +20,10 @@ import java.util.EnumSet;
  * {@link SendWorkRequest#bindWindow BIND_MW} work request on a queue pair, and revoked by LOCAL_INV or a peer's
  * SEND_WITH_INV.
  *
- * <pre>{@code
- * MemoryRegion mr = pd.allocate(1 << 20, Access.LOCAL_WRITE, Access.MW_BIND);
- * MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindow.Type.TYPE_1);
- * int rkey = mw.bind(qp, mr, 4096, 512, Access.REMOTE_READ);     // the peer may read these 512 bytes only
- * mw.unbind(qp);                                                  // and now nothing
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=window-type-1}
+ *
+ * <p>A type 2 window is bound, and revoked, by work requests:
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=window-type-2}
  */
 public final class MemoryWindow extends NativeResource {
     /** The two kinds of memory window ({@code enum ibv_mw_type}). */

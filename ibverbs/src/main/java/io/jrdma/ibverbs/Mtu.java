@@ -7,7 +7,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * A path MTU ({@code enum ibv_mtu}).
  *
- * <pre>{@code int bytes = ctx.queryPort(1).activeMtu().bytes(); // e.g. 1024 }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=mtu}
  */
 public enum Mtu implements NativeEnum {
     /** 256 bytes. */

@@ -7,7 +7,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * What kind of RDMA node a device is ({@code enum ibv_node_type}).
  *
- * <pre>{@code if (device.nodeType() == NodeType.CA) { ... } }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=node-type}
  */
 public enum NodeType implements NativeEnum {
     /** Unknown, or a value this version of jrdma does not know. */

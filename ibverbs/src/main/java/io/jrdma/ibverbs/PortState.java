@@ -7,7 +7,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The logical state of a port ({@code enum ibv_port_state}).
  *
- * <pre>{@code if (ctx.queryPort(1).state() != PortState.ACTIVE) throw new IllegalStateException("link down");}</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=port-state}
  */
 public enum PortState implements NativeEnum {
     /** No state change (also the value of a state this version of jrdma does not know). */

@@ -16,12 +16,7 @@ import java.util.function.Function;
 /**
  * A protection domain ({@code struct ibv_pd}): memory regions and queue pairs of one PD can work together.
  *
- * <pre>{@code
- * try (ProtectionDomain pd = ctx.allocateProtectionDomain();
- *      MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
- *     mr.segment().setString(0, "hello");
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=protection-domain}
  */
 public final class ProtectionDomain extends NativeResource {
     private static final MethodHandle ALLOC_PD = Errno.capturing(

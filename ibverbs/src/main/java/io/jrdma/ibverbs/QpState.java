@@ -7,7 +7,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The state of a queue pair ({@code enum ibv_qp_state}): RESET → INIT → RTR → RTS, with SQD, SQE and ERR.
  *
- * <pre>{@code if (qp.state() == QpState.ERR) qp.reset(); }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=qp-state}
  */
 public enum QpState implements NativeEnum {
     /** Just created or reset: nothing can be posted. */

@@ -7,7 +7,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The transport service of a queue pair ({@code enum ibv_qp_type}).
  *
- * <pre>{@code QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create(); }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=qp-type}
  */
 public enum QpType implements NativeEnum {
     /** Reliable connected: every operation, in order, acknowledged. */

@@ -35,11 +35,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * A queue pair ({@code struct ibv_qp}): a send queue and a receive queue bound to completion queues. Moves
  * through typed state transitions; posting goes straight to the provider and allocates nothing.
  *
- * <pre>{@code
- * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).capacity(64, 64).create();
- * qp.connect(peerEndpoint, ConnectOptions.of(1, gidIndex, Mtu.MTU_1024));     // INIT, RTR, RTS
- * qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.SEND).signaled(true).add(mr, 0, 64));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=queue-pair}
  *
  * <p><b>Threads.</b> Any number of threads may post sends and receives on one queue pair at once: the provider
  * serializes each queue, and a thread's requests keep their order. Each thread fills and posts its own
@@ -112,9 +108,7 @@ public final class QueuePair extends NativeResource {
     /**
      * Builds a queue pair: {@code pd.queuePair(QpType.RC).completionQueue(cq).create()}.
      *
-     * <pre>{@code
-     * pd.queuePair(QpType.UD).sendQueue(scq).receiveQueue(rcq).capacity(128, 512).sge(1, 1).create();
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=builder}
      */
     public static final class Builder {
         private final ProtectionDomain pd;
@@ -250,9 +244,7 @@ public final class QueuePair extends NativeResource {
          * Which threads may use the queue pair (default {@link ThreadConfinement#SHARED}, any thread). A
          * {@link ThreadConfinement#CONFINED} one belongs to the thread that calls {@link #create()}.
          *
-         * <pre>{@code
-         * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).confinement(ThreadConfinement.CONFINED).create();
-         * }</pre>
+         * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=confined}
          *
          * @param confinement {@link ThreadConfinement#SHARED} or {@link ThreadConfinement#CONFINED}
          * @return this builder
@@ -403,10 +395,7 @@ public final class QueuePair extends NativeResource {
     /**
      * Which threads may use this queue pair, as it was built.
      *
-     * <pre>{@code
-     * assert pd.queuePair(QpType.RC).completionQueue(cq).confinement(ThreadConfinement.CONFINED).create()
-     *         .confinement() == ThreadConfinement.CONFINED;
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=confinement}
      *
      * @return the confinement chosen at creation
      */

@@ -5,16 +5,16 @@ import java.io.IOException;
 /**
  * A verb failed. Carries the verb's name, the {@code errno} it left and that errno's symbolic name.
  *
- * <pre>{@code
- * try (Context ctx = Context.open("mlx5_0")) { ... }
- * catch (RdmaException e) { log.warn("{} failed: {}", e.verb(), e.errnoName()); }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=open-failure}
  */
 public class RdmaException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The failed function, as {@link #verb()} returns it. */
     private final String verb;
+    /** The errno it left, as {@link #errno()} returns it. */
     private final int errno;
+    /** The errno's symbolic name, as {@link #errnoName()} returns it. */
     private final String errnoName;
 
     /**

@@ -13,10 +13,7 @@ import java.lang.foreign.ValueLayout;
  * A reusable receive work request ({@code struct ibv_recv_wr} with its scatter/gather list): where an incoming SEND
  * lands. Written in place; posting it again after its completion reuses it.
  *
- * <pre>{@code
- * ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
- * qp.postReceive(rr.reset().id(1).add(mr, 0, 4096));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=receive-request}
  *
  * <p>Not thread-safe: give each posting thread its own requests. Once {@code postReceive} returns the request may be
  * refilled; the buffer it names belongs to the device until its completion is polled.

@@ -5,7 +5,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The operation of a send work request ({@code enum ibv_wr_opcode}).
  *
- * <pre>{@code wr.opcode(SendOpcode.RDMA_WRITE).rdma(remoteAddress, rkey); }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=send-opcode}
  */
 public enum SendOpcode {
     /** Sends the gathered bytes to the peer, which consumes one posted receive. */

@@ -13,12 +13,7 @@ import java.lang.foreign.ValueLayout;
  * A reusable send work request ({@code struct ibv_send_wr} with its scatter/gather list), written in place:
  * allocate it once, {@link #reset()} and refill it for every post. Nothing here allocates.
  *
- * <pre>{@code
- * SendWorkRequest wr = new SendWorkRequest(1);
- * wr.reset().id(7).opcode(SendOpcode.RDMA_WRITE).signaled(true)
- *   .add(mr, 0, 64).rdma(peerAddress, peerRkey);
- * qp.postSend(wr);
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=send-request}
  *
  * <p>Not thread-safe: give each posting thread its own requests (see {@link QueuePair} on threads). Once
  * {@code postSend} returns, the request may be refilled: the provider has copied it (and, for inline sends, the data).

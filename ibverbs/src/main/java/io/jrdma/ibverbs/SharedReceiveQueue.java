@@ -18,12 +18,7 @@ import java.lang.invoke.MethodHandle;
  * A shared receive queue ({@code struct ibv_srq}): one pool of receive buffers for many queue pairs. When fewer
  * than its armed limit remain, an {@link AsyncEventType#SRQ_LIMIT_REACHED} event reports it.
  *
- * <pre>{@code
- * SharedReceiveQueue srq = pd.createSharedReceiveQueue(256, 1);
- * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).sharedReceiveQueue(srq).create();
- * srq.postReceive(rr.reset().id(1).add(mr, 0, 4096));
- * srq.armLimit(16);
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=srq}
  */
 public final class SharedReceiveQueue extends NativeResource {
     private static final MethodHandle CREATE_SRQ = Errno.capturing(

@@ -7,7 +7,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The transport a device speaks ({@code enum ibv_transport_type}); Soft-RoCE reports {@link #IB}.
  *
- * <pre>{@code boolean iwarp = device.transportType() == TransportType.IWARP; }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=transport-type}
  */
 public enum TransportType implements NativeEnum {
     /** Unknown transport, or a value this version of jrdma does not know. */

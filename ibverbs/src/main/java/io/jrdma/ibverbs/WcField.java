@@ -6,9 +6,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * The completion fields an extended completion queue reports ({@code IBV_WC_EX_WITH_*}): ask only for what you
  * read, the device fills nothing else.
  *
- * <pre>{@code
- * CompletionQueue cq = ctx.createCompletionQueueEx(256, null, 0, WcField.BYTE_LEN, WcField.QP_NUM);
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=extended-fields}
  */
 public enum WcField {
     /** The number of bytes received (or read). */

@@ -8,7 +8,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * What a completed work request was ({@code enum ibv_wc_opcode}); receive-side values are {@link #RECV} and
  * {@link #RECV_RDMA_WITH_IMM}.
  *
- * <pre>{@code if (wcs.opcode(i) == WcOpcode.RECV) handleMessage(wcs.id(i), wcs.byteLength(i)); }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=wc-opcode}
  */
 public enum WcOpcode implements NativeEnum {
     /** A SEND (with or without immediate or invalidate) completed at the sender. */

@@ -8,9 +8,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The status of a work completion ({@code enum ibv_wc_status}). Completion errors are data, not exceptions.
  *
- * <pre>{@code
- * if (wcs.status(i) != WcStatus.SUCCESS) log.warn("wr {} failed: {}", wcs.id(i), wcs.status(i).description());
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=wc-status}
  */
 public enum WcStatus implements NativeEnum {
     /** The work request completed. */

@@ -13,14 +13,7 @@ import java.util.Objects;
  * Reading it allocates nothing: allocate one per polling thread and keep it (it is not thread-safe; the completion
  * queue is, and hands each completion to exactly one of the threads polling it).
  *
- * <pre>{@code
- * WorkCompletions wcs = new WorkCompletions(16);
- * int n = cq.poll(wcs);
- * for (int i = 0; i < n; i++) {
- *     if (wcs.status(i) != WcStatus.SUCCESS) throw new IOException(wcs.status(i).description());
- *     done(wcs.id(i), wcs.byteLength(i));
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=work-completions}
  */
 public final class WorkCompletions {
     private static final long SIZE = ibv_wc.sizeof();

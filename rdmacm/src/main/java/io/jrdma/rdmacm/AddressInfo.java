@@ -20,10 +20,7 @@ import java.util.List;
  * One answer of {@code rdma_getaddrinfo}: how to reach (or offer) a service over RDMA, to make an id with
  * {@link CmId#createEndpoint}.
  *
- * <pre>{@code
- * AddressInfo info = AddressInfo.lookup("10.0.0.2", "7471", false, PortSpace.TCP).getFirst();
- * CmId id = CmId.createEndpoint(info, channel);      // resolved: create its QP, then connect
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=address-info}
  *
  * @param passive     whether it is for the listening side ({@code RAI_PASSIVE})
  * @param qpType      the queue pair type the service uses

@@ -4,10 +4,7 @@ package io.jrdma.rdmacm;
  * A connection-manager event ({@code struct rdma_cm_event}), copied out and acknowledged as it was read, so that
  * nothing has to be released and no event is acknowledged twice.
  *
- * <pre>{@code
- * CmEvent e = channel.poll(Duration.ofSeconds(1));
- * if (e != null && e.type() == CmEventType.CONNECT_REQUEST) e.id().accept(ConnectionParameters.defaults());
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=cm-event}
  *
  * @param type       what happened
  * @param status     0, a negative errno (e.g. -110 when a resolution timed out), or for {@link CmEventType#REJECTED}

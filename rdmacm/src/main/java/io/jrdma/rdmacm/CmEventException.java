@@ -7,10 +7,7 @@ import io.jrdma.ibverbs.internal.Errno;
  * A connection-manager operation that ended in a failure event (address, route or connect error, unreachable,
  * rejected, ...) or in no event before its timeout. {@link #event()} is the event (null after a timeout).
  *
- * <pre>{@code
- * try { id.connect(params); id.await(timeout, CmEventType.ESTABLISHED); }
- * catch (CmEventException e) { if (e.event() != null && e.event().type() == CmEventType.REJECTED) ... }
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=event-exception}
  */
 public final class CmEventException extends RdmaException {
     private final transient CmEvent event;

@@ -8,9 +8,7 @@ import static io.jrdma.bindings.rdmacm.rdma_cma_h.*;
 /**
  * The type of a connection-manager event ({@code enum rdma_cm_event_type}).
  *
- * <pre>{@code
- * if (type == CmEventType.REJECTED) log.warn("peer said no: {}", type.description());
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=event-type}
  */
 public enum CmEventType implements NativeEnum {
     /** The destination address was resolved to a local device and port: resolve the route next. */

@@ -29,15 +29,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Operations start asynchronously and finish with an event on the id's {@link EventChannel}; {@link #await} waits for
  * it (poll(2) with a timeout, interruptible).
  *
- * <pre>{@code
- * CmId id = CmId.create(channel, PortSpace.TCP);
- * id.resolve(new InetSocketAddress("10.0.0.2", 7471), Duration.ofSeconds(2));   // address, then route
- * ProtectionDomain pd = id.context().allocateProtectionDomain();
- * CompletionQueue cq = id.context().createCompletionQueue(64);
- * QueuePair qp = id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq));
- * id.connect(ConnectionParameters.defaults());
- * id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED);
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=active}
+ *
+ * <p>On the passive side, a listening id's connect requests bring new ids:
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=cm-event}
  */
 public final class CmId extends NativeResource {
     private static final MethodHandle CREATE_ID = Cm.capturing(rdma_cma_h.rdma_create_id$address(),

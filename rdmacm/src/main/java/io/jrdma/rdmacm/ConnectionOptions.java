@@ -4,9 +4,7 @@ package io.jrdma.rdmacm;
  * How an {@link RdmaConnection} is set up: the largest message {@link RdmaConnection#send} takes, the depths of its
  * queues, how many RDMA reads and atomics may be outstanding, and private data for the peer's application.
  *
- * <pre>{@code
- * ConnectionOptions opts = ConnectionOptions.defaults().withMaxMessageSize(64 * 1024).withPrivateData(token);
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=options}
  *
  * @param maxMessageSize the largest message in bytes (1 to 16 MiB)
  * @param sendDepth      send requests outstanding at once (at least 2)

@@ -10,9 +10,7 @@ import java.lang.foreign.ValueLayout;
  * What a side of a connection offers ({@code struct rdma_conn_param}): RDMA read/atomic depths, retry counts,
  * whether it receives through an SRQ, and private data for the peer's application.
  *
- * <pre>{@code
- * id.connect(ConnectionParameters.defaults().withPrivateData("hello".getBytes()).withRnrRetryCount(7));
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=parameters}
  *
  * @param responderResources RDMA reads and atomics this side accepts at once from the peer (0-255)
  * @param initiatorDepth     RDMA reads and atomics this side has outstanding at once towards the peer (0-255)

@@ -31,13 +31,7 @@ import java.util.function.Consumer;
  * dropped without {@link #close()} is reported (a warning naming it and its ids still open, each with where it was
  * created) and released with them.
  *
- * <pre>{@code
- * try (EventChannel channel = EventChannel.create();
- *      CmId id = CmId.create(channel, PortSpace.TCP)) {
- *     id.resolve(new InetSocketAddress("10.0.0.2", 7471), Duration.ofSeconds(2));
- *     ...
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=event-channel}
  */
 public final class EventChannel extends NativeResource {
     private static final System.Logger LOG = System.getLogger(EventChannel.class.getName());

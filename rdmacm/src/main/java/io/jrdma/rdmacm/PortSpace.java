@@ -8,9 +8,7 @@ import static io.jrdma.bindings.rdmacm.rdma_cma_h.*;
  * The port space of a connection-manager id ({@code enum rdma_port_space}): TCP for reliable connections, UDP for
  * datagrams (and multicast), IB for native InfiniBand service IDs.
  *
- * <pre>{@code
- * CmId id = CmId.create(channel, PortSpace.UDP);   // a UD queue pair will go with it
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=port-space}
  */
 public enum PortSpace implements NativeEnum {
     /** Reliable connections (RC queue pairs), addressed like TCP ports. */

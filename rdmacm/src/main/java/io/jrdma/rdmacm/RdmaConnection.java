@@ -33,15 +33,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * It owns its protection domain, completion queues, queue pair and the buffers it registers; closing it tells the
  * peer and releases them all. Safe to use from several threads (operations of one kind run one at a time).
  *
- * <pre>{@code
- * try (RdmaConnection c = RdmaConnection.connect(new InetSocketAddress("10.0.0.2", 7471),
- *         ConnectionOptions.defaults(), Duration.ofSeconds(5))) {
- *     c.send("hello".getBytes());
- *     MemoryRegion local = c.register(1 << 20, Access.LOCAL_WRITE);
- *     RemoteRegion peer = c.awaitRemoteRegion(Duration.ofSeconds(5));
- *     c.read(local, 0, peer, 0, 1 << 20);
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=connection}
  */
 public final class RdmaConnection implements AutoCloseable {
     private static final byte DATA = 0;

@@ -12,14 +12,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * Closing it while clients connect hangs nothing and loses nothing: requests not yet accepted are rejected, and
  * connections already accepted are unaffected.
  *
- * <pre>{@code
- * try (RdmaListener listener = RdmaListener.bind(new InetSocketAddress("10.0.0.2", 7471), ConnectionOptions.defaults())) {
- *     while (running) {
- *         RdmaConnection c = listener.accept(Duration.ofSeconds(1));   // null when nobody came
- *         if (c != null) Thread.startVirtualThread(() -> serve(c));
- *     }
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=listener}
+ *
+ * <p>where {@code serve} might share a region for the client to read:
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=serve}
  */
 public final class RdmaListener implements AutoCloseable {
     private static final Duration SLICE = Duration.ofMillis(100);

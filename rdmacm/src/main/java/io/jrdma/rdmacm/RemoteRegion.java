@@ -6,10 +6,7 @@ import io.jrdma.ibverbs.MemoryRegion;
  * A peer's memory region as it advertised it: the address, remote key and length that one-sided reads, writes and
  * atomics of an {@link RdmaConnection} target.
  *
- * <pre>{@code
- * RemoteRegion peer = connection.awaitRemoteRegion(Duration.ofSeconds(5));
- * connection.write(local, 0, peer, 0, 4096);
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=remote-region}
  *
  * @param address   the region's start address in the peer
  * @param remoteKey its remote key

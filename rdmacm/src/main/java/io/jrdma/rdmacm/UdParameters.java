@@ -15,11 +15,7 @@ import java.lang.foreign.ValueLayout;
  * pair number and Q_Key, and the address vector to build an address handle from. For a multicast join the queue pair
  * number is {@code 0xFFFFFF}.
  *
- * <pre>{@code
- * UdParameters ud = id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED).datagram();
- * AddressHandle ah = ud.createAddressHandle(pd);
- * wr.datagram(ah, ud.qpNumber(), ud.qkey());
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=datagram}
  *
  * @param qpNumber      remote queue pair number
  * @param qkey          the Q_Key datagrams to it must carry
