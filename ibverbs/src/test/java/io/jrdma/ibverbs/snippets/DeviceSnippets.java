@@ -1,16 +1,21 @@
 package io.jrdma.ibverbs.snippets;
 
+import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.AsyncEvent;
 import io.jrdma.ibverbs.AsyncEventType;
+import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.Device;
 import io.jrdma.ibverbs.DeviceAttributes;
 import io.jrdma.ibverbs.GidEntry;
 import io.jrdma.ibverbs.GidType;
 import io.jrdma.ibverbs.LinkLayer;
+import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.NodeType;
 import io.jrdma.ibverbs.PortAttributes;
 import io.jrdma.ibverbs.PortState;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.TransportType;
@@ -35,6 +40,18 @@ final class DeviceSnippets {
             PortAttributes port = ctx.queryPort(1);
             System.out.println(ctx.device().name() + " port 1 is " + port.state());
         }
+        // @end
+    }
+
+    void lifetime() throws RdmaException {
+        // @start region="lifetime"
+        try (Context ctx = Context.open("rxe0");
+             ProtectionDomain pd = ctx.allocateProtectionDomain();
+             CompletionQueue cq = ctx.createCompletionQueue(256);
+             MemoryRegion mr = pd.allocate(1 << 20, Access.LOCAL_WRITE);
+             QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create()) {
+            // ... connect, post, poll ...
+        }   // closed in reverse: qp, mr, cq, pd, ctx
         // @end
     }
 
