@@ -27,7 +27,7 @@ public enum Access {
     ZERO_BASED(IBV_ACCESS_ZERO_BASED()),
     /** On-demand paging: pages are not pinned at registration but faulted in by the device; see {@link DeviceAttributesEx#supportsOnDemandPaging()}. */
     ON_DEMAND(IBV_ACCESS_ON_DEMAND()),
-    /** Tells the kernel the memory is backed by huge pages, which makes registration cheaper. */
+    /** With {@link #ON_DEMAND}: the memory is backed by huge pages, which the device may then map as such. */
     HUGETLB(IBV_ACCESS_HUGETLB()),
     /** Optional: a device that cannot relax ordering ignores it (registered through {@code ibv_reg_mr_iova2}). */
     RELAXED_ORDERING(IBV_ACCESS_RELAXED_ORDERING());

@@ -319,7 +319,8 @@ public final class Context extends NativeResource {
      * @return the new completion queue, a child of this context (and of {@code channel})
      * @throws RdmaException if {@code ibv_create_cq} fails, e.g. {@code EINVAL} for more entries than the device
      *     allows
-     * @throws IllegalArgumentException if {@code entries} is less than 1 or {@code vector} is negative
+     * @throws IllegalArgumentException if {@code entries} is less than 1 or {@code vector} is not in
+     *     [0, {@link #numCompletionVectors()})
      */
     public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int vector)
             throws RdmaException {

@@ -79,8 +79,8 @@ public final class WorkCompletions {
     }
 
     /**
-     * Whether the request succeeded. Only the id, status, opcode, vendor error and QP number of a failed completion
-     * are defined.
+     * Whether the request succeeded. Of a failed completion only the id, status, vendor error and QP number are
+     * defined.
      *
      * @param i the index of the completion, below what the last poll returned
      * @return the status

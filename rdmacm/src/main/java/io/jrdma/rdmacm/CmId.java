@@ -155,8 +155,8 @@ public final class CmId extends NativeResource {
      * ({@code rdma_bind_addr}).
      *
      * @param local a local address (the wildcard address for all devices); port 0 picks a free one
-     * @throws RdmaException if {@code rdma_bind_addr} fails, e.g. {@code EADDRINUSE}, or {@code EADDRNOTAVAIL} for an
-     *     address no RDMA device has
+     * @throws RdmaException if {@code rdma_bind_addr} fails, e.g. {@code EADDRINUSE}, or an address of no RDMA
+     *     device
      * @throws IllegalStateException if the id is closed
      */
     public void bind(InetSocketAddress local) throws RdmaException {
@@ -225,7 +225,7 @@ public final class CmId extends NativeResource {
     /**
      * Listens for connect requests on the bound address; they arrive as {@link CmEventType#CONNECT_REQUEST}.
      *
-     * @param backlog how many requests may wait to be accepted (0: the system default)
+     * @param backlog how many requests may wait to be accepted (0: the kernel's maximum)
      * @throws RdmaException            if {@code rdma_listen} fails, e.g. when the id is not bound
      * @throws IllegalArgumentException if {@code backlog} is negative
      * @throws IllegalStateException if the id is closed

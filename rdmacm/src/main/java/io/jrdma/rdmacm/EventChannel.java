@@ -70,8 +70,8 @@ public final class EventChannel extends NativeResource {
      * Creates an event channel ({@code rdma_create_event_channel}).
      *
      * @return the new channel, a root: close it after its ids
-     * @throws RdmaException if {@code rdma_create_event_channel} fails, e.g. {@code ENODEV} without the
-     *     {@code rdma_ucm} kernel module
+     * @throws RdmaException if {@code rdma_create_event_channel} fails, e.g. when {@code /dev/infiniband/rdma_cm} is
+     *     missing (no {@code rdma_ucm} kernel module)
      */
     public static EventChannel create() throws RdmaException {
         return new EventChannel(Verbs.pointer("rdma_create_event_channel", CREATE));

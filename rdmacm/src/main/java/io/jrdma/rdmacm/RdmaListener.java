@@ -42,8 +42,8 @@ public final class RdmaListener implements AutoCloseable {
      * @param address a local address of an RDMA device (the wildcard address listens on all of them)
      * @param options how accepted connections are set up
      * @return the listener
-     * @throws RdmaException if binding or listening fails, e.g. {@code EADDRINUSE}, or {@code EADDRNOTAVAIL} for an
-     *     address no RDMA device has
+     * @throws RdmaException if binding or listening fails, e.g. {@code EADDRINUSE}, or an address of no RDMA
+     *     device
      */
     public static RdmaListener bind(InetSocketAddress address, ConnectionOptions options) throws RdmaException {
         EventChannel events = EventChannel.create();
