@@ -18,6 +18,7 @@ import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.TransportType;
 
 import java.time.Duration;
@@ -50,7 +51,9 @@ final class DeviceSnippets {
              CompletionQueue cq = ctx.createCompletionQueue(256);
              MemoryRegion mr = pd.allocate(1 << 20, Access.LOCAL_WRITE);
              QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create()) {
-            // ... connect, post, poll ...
+            connect(qp);   // exchange endpoints with the peer, then qp.connect(...)
+            qp.postReceive(new ReceiveWorkRequest(1).add(mr, 0, 4096));
+            // ... post sends, poll cq ...
         }   // closed in reverse: qp, mr, cq, pd, ctx
         // @end
     }
@@ -130,6 +133,9 @@ final class DeviceSnippets {
     }
 
     private static void use(Context ctx) {
+    }
+
+    private static void connect(QueuePair qp) {
     }
 
     private static void failover(int port) {
