@@ -48,7 +48,7 @@ public record GidEntry(byte[] gid, int index, int port, GidType type, int netdev
     /**
      * The GID as an IPv6 address (RoCE GIDs embed the interface's IPv4 or IPv6 address).
      *
-     * @return the address; an IPv4 one appears as {@code ::ffff:a.b.c.d}
+     * @return the address; the GID of an IPv4 interface is an IPv4-mapped address ({@code ::ffff:a.b.c.d})
      */
     public Inet6Address address() {
         try {
