@@ -10,18 +10,24 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * Access rights of a memory region or window ({@code enum ibv_access_flags}). Nothing remote is allowed unless
  * asked for.
  *
- * <pre>{@code
- * MemoryRegion mr = pd.register(segment, arena, Access.LOCAL_WRITE, Access.REMOTE_READ);
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=access}
  */
 public enum Access {
+    /** The local device may write the memory: receives and RDMA READ responses land in it. Required by the remote write and atomic rights. */
     LOCAL_WRITE(IBV_ACCESS_LOCAL_WRITE()),
+    /** Peers may RDMA WRITE into the memory (with its rkey). */
     REMOTE_WRITE(IBV_ACCESS_REMOTE_WRITE()),
+    /** Peers may RDMA READ the memory (with its rkey). */
     REMOTE_READ(IBV_ACCESS_REMOTE_READ()),
+    /** Peers may run atomic operations (compare-and-swap, fetch-and-add) on the memory. */
     REMOTE_ATOMIC(IBV_ACCESS_REMOTE_ATOMIC()),
+    /** Memory windows may be bound to the region. */
     MW_BIND(IBV_ACCESS_MW_BIND()),
+    /** Remote addresses are offsets from the start of the region (or window), not virtual addresses. */
     ZERO_BASED(IBV_ACCESS_ZERO_BASED()),
+    /** On-demand paging: pages are not pinned at registration but faulted in by the device; see {@link DeviceAttributesEx#supportsOnDemandPaging()}. */
     ON_DEMAND(IBV_ACCESS_ON_DEMAND()),
+    /** With {@link #ON_DEMAND}: the memory is backed by huge pages, which the device may then map as such. */
     HUGETLB(IBV_ACCESS_HUGETLB()),
     /** Optional: a device that cannot relax ordering ignores it (registered through {@code ibv_reg_mr_iova2}). */
     RELAXED_ORDERING(IBV_ACCESS_RELAXED_ORDERING());
@@ -32,7 +38,11 @@ public enum Access {
         this.mask = mask;
     }
 
-    /** The C bit. */
+    /**
+     * The C bit.
+     *
+     * @return the {@code IBV_ACCESS_*} value
+     */
     public int mask() {
         return mask;
     }

@@ -16,10 +16,7 @@ import java.lang.invoke.MethodHandle;
 /**
  * The path to a remote port for unreliable-datagram sends ({@code struct ibv_ah}).
  *
- * <pre>{@code
- * AddressHandle ah = pd.createAddressHandle(peer, 1, gidIndex);       // from the peer's Endpoint
- * qp.postSend(wr.reset().opcode(SendOpcode.SEND).add(mr, 0, 64).datagram(ah, peer.qpn(), QKEY));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=address-handle}
  */
 @SuppressWarnings("restricted")
 public final class AddressHandle implements AutoCloseable {
@@ -40,7 +37,11 @@ public final class AddressHandle implements AutoCloseable {
         this.ah = ah.reinterpret(ibv_ah.sizeof());
     }
 
-    /** The protection domain it belongs to: only queue pairs of that domain may send through it. */
+    /**
+     * The protection domain it belongs to: only queue pairs of that domain may send through it.
+     *
+     * @return the protection domain it was created in
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
@@ -102,7 +103,7 @@ public final class AddressHandle implements AutoCloseable {
         Verbs.check("ibv_destroy_ah", ibverbs_h.ibv_destroy_ah(ah));
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

@@ -4,10 +4,7 @@ package io.jrdma.ibverbs;
  * An asynchronous event of a device ({@code struct ibv_async_event}), already acknowledged. Exactly one of the
  * element fields is set, as the type says ({@link #port()} is 0 when it is not a port event).
  *
- * <pre>{@code
- * AsyncEvent e = ctx.awaitAsyncEvent(Duration.ofSeconds(1));
- * if (e != null && e.type() == AsyncEventType.QP_FATAL) recover(e.queuePair());
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=async-await}
  *
  * @param type               what happened
  * @param queuePair          the queue pair, for QP events

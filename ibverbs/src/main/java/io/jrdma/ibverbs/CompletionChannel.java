@@ -19,13 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * A completion channel ({@code struct ibv_comp_channel}): where armed completion queues report "there is a
  * completion". Waiting is poll(2) on its file descriptor with a timeout, interruptible, fine on virtual threads.
  *
- * <pre>{@code
- * CompletionChannel ch = ctx.createCompletionChannel();
- * CompletionQueue cq = ctx.createCompletionQueue(256, ch, 0);
- * cq.requestNotification(false);
- * CompletionQueue ready = ch.await(Duration.ofSeconds(1));   // null on timeout
- * if (ready != null) { ready.requestNotification(false); ready.poll(wcs); }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=channel}
  */
 @SuppressWarnings("restricted")
 public final class CompletionChannel implements AutoCloseable {
@@ -67,6 +61,7 @@ public final class CompletionChannel implements AutoCloseable {
      * @param timeout how long to wait; {@code null} waits forever
      * @return the queue that has completions (re-arm it with {@link CompletionQueue#requestNotification} before
      *         polling it empty), or {@code null} if the timeout passed
+     * @throws RdmaException         if {@code ibv_get_cq_event} fails
      * @throws InterruptedException  if the waiting thread is interrupted
      * @throws IllegalStateException if the channel is closed, or closed by another thread while this one waits
      */
@@ -87,7 +82,11 @@ public final class CompletionChannel implements AutoCloseable {
         }
     }
 
-    /** The file descriptor, for callers that multiplex it themselves. */
+    /**
+     * The file descriptor, for callers that multiplex it themselves.
+     *
+     * @return the channel's file descriptor, non-blocking; readable when an event is pending. Do not close it.
+     */
     public int fd() {
         guard.checkOpen();
         return fd;
@@ -111,7 +110,7 @@ public final class CompletionChannel implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

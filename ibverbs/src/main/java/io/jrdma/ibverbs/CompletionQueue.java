@@ -23,13 +23,7 @@ import java.util.Set;
  * A completion queue ({@code struct ibv_cq}). Polling goes straight to the provider's {@code poll_cq} and
  * allocates nothing.
  *
- * <pre>{@code
- * try (CompletionQueue cq = ctx.createCompletionQueue(256)) {
- *     WorkCompletions wcs = new WorkCompletions(16);
- *     int n;
- *     while ((n = cq.poll(wcs)) == 0) Thread.onSpinWait();
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=busy-poll}
  *
  * <p>Several threads may poll one completion queue at once, each with its own {@link WorkCompletions}: every
  * completion goes to exactly one of them. A queue that fills up (more completions than entries) is an overrun: the
@@ -58,10 +52,7 @@ public final class CompletionQueue implements AutoCloseable {
     /**
      * Creates a completion queue: {@code ctx.completionQueue(256).create()}, with any of the options below.
      *
-     * <pre>{@code
-     * CompletionQueue cq = ctx.completionQueue(256).channel(channel).vector(0)
-     *         .extended(WcField.BYTE_LEN).confinement(ThreadConfinement.CONFINED).create();
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=builder}
      */
     public static final class Builder {
         private final Context context;
@@ -76,13 +67,23 @@ public final class CompletionQueue implements AutoCloseable {
             this.entries = entries;
         }
 
-        /** The channel its completion events go to (default none: a polled-only queue). */
+        /**
+         * The channel its completion events go to (default none: a polled-only queue).
+         *
+         * @param channel the channel, or {@code null} for none
+         * @return this builder
+         */
         public Builder channel(CompletionChannel channel) {
             this.channel = channel;
             return this;
         }
 
-        /** The completion vector, 0 to {@code numCompletionVectors() - 1} (default 0). */
+        /**
+         * The completion vector, 0 to {@code numCompletionVectors() - 1} (default 0).
+         *
+         * @param vector the completion vector (checked by {@link #create()})
+         * @return this builder
+         */
         public Builder vector(int vector) {
             this.vector = vector;
             return this;
@@ -91,6 +92,9 @@ public final class CompletionQueue implements AutoCloseable {
         /**
          * Makes it an extended queue ({@code ibv_create_cq_ex}) that reports {@code fields} besides id, status,
          * opcode and flags, for {@link CompletionQueue#extendedPoll()}; classic polling keeps working.
+         *
+         * @param fields the extra fields each completion carries
+         * @return this builder
          */
         public Builder extended(WcField... fields) {
             EnumSet<WcField> set = EnumSet.noneOf(WcField.class);
@@ -99,7 +103,14 @@ public final class CompletionQueue implements AutoCloseable {
             return this;
         }
 
-        /** Which threads may use the queue, as for {@link QueuePair.Builder#confinement}; null is refused. */
+        /**
+         * Which threads may use the queue, as for {@link QueuePair.Builder#confinement}; null is refused.
+         *
+         * @param confinement {@link ThreadConfinement#SHARED} (the default) or {@link ThreadConfinement#CONFINED} to
+         *     the thread that calls {@link #create()}
+         * @return this builder
+         * @throws NullPointerException if {@code confinement} is null
+         */
         public Builder confinement(ThreadConfinement confinement) {
             this.confinement = Objects.requireNonNull(confinement, "confinement");
             return this;
@@ -108,6 +119,9 @@ public final class CompletionQueue implements AutoCloseable {
         /**
          * Creates the queue ({@code ibv_create_cq}, or {@code ibv_create_cq_ex} when {@link #extended}).
          *
+         * @return the new completion queue, a child of the context (and of the channel, if any)
+         * @throws RdmaException            if the verb fails, e.g. {@code EINVAL} for more entries than the device
+         *                                  allows, or {@code EOPNOTSUPP} for an extended queue the device cannot make
          * @throws IllegalArgumentException if the size or vector is out of range (before any native call)
          * @throws IllegalStateException    if the context or channel is closed
          */
@@ -203,6 +217,7 @@ public final class CompletionQueue implements AutoCloseable {
     /**
      * Polls up to {@code wcs.capacity()} completions into {@code wcs} ({@code ibv_poll_cq}).
      *
+     * @param wcs where to put them; it is overwritten from index 0
      * @return how many were filled, 0 if none is ready
      * @throws IllegalStateException if the queue is closed
      * @throws WrongThreadException  if the queue is {@link ThreadConfinement#CONFINED} to another thread
@@ -228,8 +243,11 @@ public final class CompletionQueue implements AutoCloseable {
 
     /**
      * Arms the queue: the next completion (or, with {@code solicitedOnly}, the next solicited or error one) sends an
-     * event to its channel ({@code ibv_req_notify_cq}).
+     * event to its channel ({@code ibv_req_notify_cq}). One arming yields at most one event: arm again after each
+     * {@link CompletionChannel#await}, then poll, so that no completion slips between the poll and the arming.
      *
+     * @param solicitedOnly whether only solicited (and failed) completions raise the event
+     * @throws RdmaException         if {@code ibv_req_notify_cq} fails
      * @throws IllegalStateException if the queue is closed or has no channel
      * @throws WrongThreadException  if the queue is {@link ThreadConfinement#CONFINED} to another thread
      */
@@ -249,7 +267,15 @@ public final class CompletionQueue implements AutoCloseable {
         Verbs.check("ibv_req_notify_cq", rc);
     }
 
-    /** Resizes the queue to at least {@code entries} entries ({@code ibv_resize_cq}). */
+    /**
+     * Resizes the queue to at least {@code entries} entries ({@code ibv_resize_cq}).
+     *
+     * @param entries the new minimum number of entries; at least the completions it now holds
+     * @throws RdmaException            if {@code ibv_resize_cq} fails, e.g. {@code EOPNOTSUPP} on a device that
+     *     cannot resize
+     * @throws IllegalArgumentException if {@code entries} is less than 1
+     * @throws IllegalStateException    if the queue is closed
+     */
     public void resize(int entries) throws RdmaException {
         guard.checkOpen();
         if (entries < 1) {
@@ -258,7 +284,12 @@ public final class CompletionQueue implements AutoCloseable {
         Verbs.check("ibv_resize_cq", ibverbs_h.ibv_resize_cq(cq, entries));
     }
 
-    /** The number of entries the queue really has (at least what was asked). */
+    /**
+     * The number of entries the queue really has (at least what was asked).
+     *
+     * @return the device's {@code cqe}
+     * @throws IllegalStateException if the queue is closed
+     */
     public int capacity() {
         guard.checkOpen();
         return ibv_cq.cqe(cq);
@@ -267,6 +298,7 @@ public final class CompletionQueue implements AutoCloseable {
     /**
      * The extended polling cursor ({@code ibv_start_poll} and friends).
      *
+     * @return the queue's one cursor
      * @throws IllegalStateException if this queue was not created by {@link Context#createCompletionQueueEx}
      */
     public ExtendedPoll extendedPoll() {
@@ -281,20 +313,28 @@ public final class CompletionQueue implements AutoCloseable {
     /**
      * Which threads may use this queue, as it was created.
      *
-     * <pre>{@code
-     * assert ctx.completionQueue(16).confinement(ThreadConfinement.CONFINED).create().confinement()
-     *         == ThreadConfinement.CONFINED;
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=confinement}
+     *
+     * @return the confinement chosen at creation
      */
     public ThreadConfinement confinement() {
         return guard.owner() == null ? ThreadConfinement.SHARED : ThreadConfinement.CONFINED;
     }
 
-    /** The channel it reports to, or {@code null}. */
+    /**
+     * The channel it reports to, or {@code null}.
+     *
+     * @return the channel given at creation, or {@code null}
+     */
     public CompletionChannel channel() {
         return channel;
     }
 
+    /**
+     * The context it was created on.
+     *
+     * @return the context
+     */
     public Context context() {
         return context;
     }
@@ -319,7 +359,7 @@ public final class CompletionQueue implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

@@ -6,9 +6,7 @@ import java.util.Objects;
  * How {@link QueuePair#connect} brings a queue pair to RTS: the local port and GID, the path MTU, and the RC
  * timers and limits. Defaults follow {@code ibv_rc_pingpong}.
  *
- * <pre>{@code
- * qp.connect(peer, ConnectOptions.of(1, 1, Mtu.MTU_1024).maxReadAtomic(4).retryCount(7));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=connect-options}
  */
 public final class ConnectOptions {
     private final int port;
@@ -36,27 +34,50 @@ public final class ConnectOptions {
     }
 
     /**
+     * Options for a path from local {@code port}, with every timer and limit at its default.
+     *
      * @param port     local port, from 1
      * @param gidIndex local GID index for a GRH (required on RoCE), or -1 to route by LID only
      * @param mtu      path MTU, at most the active MTU of both ports
+     * @return the options, to adjust with the methods below
+     * @throws IllegalArgumentException if {@code port} is not in [1, 255] or {@code gidIndex} not in [-1, 255]
+     * @throws NullPointerException     if {@code mtu} is null
      */
     public static ConnectOptions of(int port, int gidIndex, Mtu mtu) {
         return new ConnectOptions(port, gidIndex, mtu);
     }
 
-    /** Outstanding RDMA READs/atomics, both as initiator and as responder (default 1). */
+    /**
+     * Outstanding RDMA READs/atomics, both as initiator and as responder (default 1).
+     *
+     * @param n outstanding requests, 0..255 (the device caps it: {@link DeviceAttributes#maxQpRdAtom()})
+     * @return these options
+     * @throws IllegalArgumentException if the value is out of range
+     */
     public ConnectOptions maxReadAtomic(int n) {
         this.maxReadAtomic = range("maxReadAtomic", n, 0, 255);
         return this;
     }
 
-    /** RNR NAK timer code, 0..31 (default 12 = 0.64 ms). */
+    /**
+     * RNR NAK timer code, 0..31 (default 12 = 0.64 ms).
+     *
+     * @param code the IBTA timer code (e.g. 1 = 0.01 ms, 12 = 0.64 ms, 31 = 491.52 ms; 0 = 655.36 ms)
+     * @return these options
+     * @throws IllegalArgumentException if the value is out of range
+     */
     public ConnectOptions minRnrTimer(int code) {
         this.minRnrTimer = range("minRnrTimer", code, 0, 31);
         return this;
     }
 
-    /** Local ACK timeout code, 0..31: 4.096 µs * 2^code (default 14 ≈ 67 ms). */
+    /**
+     * Local ACK timeout code, 0..31: 4.096 µs * 2^code (default 14 ≈ 67 ms).
+     *
+     * @param code the exponent; 0 means infinite
+     * @return these options
+     * @throws IllegalArgumentException if the value is out of range
+     */
     public ConnectOptions timeout(int code) {
         this.timeout = range("timeout", code, 0, 31);
         return this;
@@ -65,25 +86,47 @@ public final class ConnectOptions {
     /**
      * Retries on timeout, 0..7. The default is 6, not 7: Soft-RoCE takes 7 for "forever", and a send to a peer that
      * died would then never fail.
+     *
+     * @param n the number of retries
+     * @return these options
+     * @throws IllegalArgumentException if the value is out of range
      */
     public ConnectOptions retryCount(int n) {
         this.retryCount = range("retryCount", n, 0, 7);
         return this;
     }
 
-    /** Retries on RNR NAK, 0..7, 7 = forever (default 7). */
+    /**
+     * Retries on RNR NAK, 0..7, 7 = forever (default 7).
+     *
+     * @param n the number of retries; 7 retries forever
+     * @return these options
+     * @throws IllegalArgumentException if the value is out of range
+     */
     public ConnectOptions rnrRetry(int n) {
         this.rnrRetry = range("rnrRetry", n, 0, 7);
         return this;
     }
 
-    /** Service level, 0..15 (default 0). */
+    /**
+     * Service level, 0..15 (default 0).
+     *
+     * @param sl the service level
+     * @return these options
+     * @throws IllegalArgumentException if the value is out of range
+     */
     public ConnectOptions serviceLevel(int sl) {
         this.serviceLevel = range("serviceLevel", sl, 0, 15);
         return this;
     }
 
-    /** What the peer may do to this QP's memory (default: remote read, write and atomics). */
+    /**
+     * What the peer may do to this QP's memory (default: remote read, write and atomics).
+     *
+     * @param access the rights; for UC only {@link Access#REMOTE_WRITE} applies
+     * @return these options
+     * @throws IllegalArgumentException if the rights are inconsistent (remote write or atomics without local write)
+     */
     public ConnectOptions remoteAccess(Access... access) {
         this.accessFlags = Access.maskOf(Access.setOf(access));
         return this;

@@ -31,12 +31,7 @@ import java.util.function.Consumer;
 /**
  * An open RDMA device ({@code struct ibv_context}): the root every other verbs object hangs off.
  *
- * <pre>{@code
- * try (Context ctx = Context.open("rxe0")) {
- *     PortAttributes port = ctx.queryPort(1);
- *     System.out.println(ctx.device().name() + " port 1 is " + port.state());
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=open}
  *
  * <p>Closing is idempotent; any query on a closed context throws {@link IllegalStateException}, and a context
  * cannot close while objects created from it (protection domains, completion queues, ...) are open. The context of
@@ -101,7 +96,15 @@ public final class Context implements AutoCloseable {
                         verbs.reinterpret(ibv_context.sizeof()), true));
     }
 
-    /** Opens the device named {@code name}, e.g. {@code rxe0}. */
+    /**
+     * Opens the device named {@code name}, e.g. {@code rxe0}.
+     *
+     * @param name the device name, as in {@link Device#name()}
+     * @return the open context
+     * @throws RdmaException with {@code ENODEV} if no device has that name (the message lists those there are), or
+     *     the error of {@code ibv_open_device}
+     * @throws IllegalArgumentException if {@code name} is null or empty
+     */
     public static Context open(String name) throws RdmaException {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("device name must not be empty");
@@ -109,7 +112,13 @@ public final class Context implements AutoCloseable {
         return openMatching(name);
     }
 
-    /** Opens the first device of {@link Device#list()}. */
+    /**
+     * Opens the first device of {@link Device#list()}.
+     *
+     * @return the open context
+     * @throws RdmaException with {@code ENODEV} if the machine has no RDMA device, or the error of
+     *     {@code ibv_open_device}
+     */
     public static Context openFirst() throws RdmaException {
         return openMatching(null);
     }
@@ -142,12 +151,22 @@ public final class Context implements AutoCloseable {
         return (Context) result;
     }
 
-    /** The device this context was opened on. */
+    /**
+     * The device this context was opened on.
+     *
+     * @return the device, as listed when the context was opened
+     */
     public Device device() {
         return device;
     }
 
-    /** Queries the device's capabilities ({@code ibv_query_device}). */
+    /**
+     * Queries the device's capabilities ({@code ibv_query_device}).
+     *
+     * @return the device attributes
+     * @throws RdmaException if {@code ibv_query_device} fails
+     * @throws IllegalStateException if the context is closed
+     */
     public DeviceAttributes queryDevice() throws RdmaException {
         guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -160,6 +179,10 @@ public final class Context implements AutoCloseable {
     /**
      * Queries the extended capabilities, like verbs.h's {@code ibv_query_device_ex}: through the provider's
      * {@code query_device_ex}, or the classic query with empty extensions when the provider has none.
+     *
+     * @return the extended attributes
+     * @throws RdmaException if the query fails
+     * @throws IllegalStateException if the context is closed
      */
     public DeviceAttributesEx queryDeviceEx() throws RdmaException {
         guard.checkOpen();
@@ -202,7 +225,15 @@ public final class Context implements AutoCloseable {
                 Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(a)));
     }
 
-    /** Entry {@code index} of port {@code port}'s P_Key table ({@code ibv_query_pkey}), host byte order. */
+    /**
+     * Entry {@code index} of port {@code port}'s P_Key table ({@code ibv_query_pkey}), host byte order.
+     *
+     * @param port  the port number, from 1
+     * @param index the table index, from 0
+     * @return the 16-bit P_Key
+     * @throws RdmaException if {@code ibv_query_pkey} fails, e.g. {@code EINVAL} for an index past the table
+     * @throws IllegalArgumentException if {@code port} is not in [1, 255] or {@code index} is negative
+     */
     public int queryPkey(int port, int index) throws RdmaException {
         guard.checkOpen();
         checkPort(port);
@@ -219,6 +250,11 @@ public final class Context implements AutoCloseable {
     /**
      * Queries port {@code port} (numbered from 1) with the full {@code struct ibv_port_attr}: like the
      * {@code ibv_query_port} macro of verbs.h, through the provider's {@code query_port} when it has one.
+     *
+     * @param port the port number, from 1
+     * @return the port attributes
+     * @throws RdmaException if the query fails, e.g. {@code EINVAL} for a port the device does not have
+     * @throws IllegalArgumentException if {@code port} is not in [1, 255]
      */
     public PortAttributes queryPort(int port) throws RdmaException {
         guard.checkOpen();
@@ -244,7 +280,15 @@ public final class Context implements AutoCloseable {
         }
     }
 
-    /** Queries entry {@code index} of port {@code port}'s GID table, with its type and netdev. */
+    /**
+     * Queries entry {@code index} of port {@code port}'s GID table, with its type and netdev.
+     *
+     * @param port  the port number, from 1
+     * @param index the GID table index, from 0
+     * @return the entry
+     * @throws RdmaException if {@code ibv_query_gid_ex} fails, e.g. {@code ENODATA} for an empty entry
+     * @throws IllegalArgumentException if {@code port} is not in [1, 255] or {@code index} is negative
+     */
     public GidEntry queryGid(int port, int index) throws RdmaException {
         guard.checkOpen();
         checkPort(port);
@@ -259,7 +303,13 @@ public final class Context implements AutoCloseable {
         }
     }
 
-    /** Allocates a protection domain ({@code ibv_alloc_pd}). */
+    /**
+     * Allocates a protection domain ({@code ibv_alloc_pd}).
+     *
+     * @return the new protection domain, a child of this context
+     * @throws RdmaException if {@code ibv_alloc_pd} fails
+     * @throws IllegalStateException if the context is closed
+     */
     public ProtectionDomain allocateProtectionDomain() throws RdmaException {
         return ResourceGuard.create(() -> new ProtectionDomain(this), pd -> pd.guard, guard);
     }
@@ -267,8 +317,14 @@ public final class Context implements AutoCloseable {
     /**
      * Creates a completion queue of at least {@code entries} entries ({@code ibv_create_cq}).
      *
+     * @param entries the minimum number of completions it holds (the device may round up)
      * @param channel the channel its completion events go to, or {@code null} for a polled-only queue
      * @param vector  the completion vector, 0 to {@code numCompletionVectors() - 1}
+     * @return the new completion queue, a child of this context (and of {@code channel})
+     * @throws RdmaException if {@code ibv_create_cq} fails, e.g. {@code EINVAL} for more entries than the device
+     *     allows
+     * @throws IllegalArgumentException if {@code entries} is less than 1 or {@code vector} is not in
+     *     [0, {@link #numCompletionVectors()})
      */
     public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int vector)
             throws RdmaException {
@@ -279,9 +335,10 @@ public final class Context implements AutoCloseable {
      * A builder of a completion queue of at least {@code entries} entries: its channel, vector, extended fields and
      * {@linkplain ThreadConfinement confinement}; the {@code createCompletionQueue} methods are its shortcuts.
      *
-     * <pre>{@code
-     * CompletionQueue cq = ctx.completionQueue(256).confinement(ThreadConfinement.CONFINED).create();
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=builder}
+     *
+     * @param entries the minimum number of completions it holds
+     * @return a builder; nothing is created until {@link CompletionQueue.Builder#create()}
      */
     public CompletionQueue.Builder completionQueue(int entries) {
         return new CompletionQueue.Builder(this, entries);
@@ -290,23 +347,48 @@ public final class Context implements AutoCloseable {
     /**
      * Creates an extended completion queue ({@code ibv_create_cq_ex}) that reports {@code fields} besides id,
      * status, opcode and flags; poll it with {@link CompletionQueue#extendedPoll()} (or classically).
+     *
+     * @param entries the minimum number of completions it holds
+     * @param channel the channel its completion events go to, or {@code null}
+     * @param vector  the completion vector
+     * @param fields  the extra fields each completion carries
+     * @return the new completion queue
+     * @throws RdmaException if {@code ibv_create_cq_ex} fails, e.g. {@code EOPNOTSUPP} for a field the device cannot
+     *     report
      */
     public CompletionQueue createCompletionQueueEx(int entries, CompletionChannel channel, int vector,
                                                    WcField... fields) throws RdmaException {
         return completionQueue(entries).channel(channel).vector(vector).extended(fields).create();
     }
 
-    /** Creates a completion queue with no channel on vector 0. */
+    /**
+     * Creates a completion queue with no channel on vector 0.
+     *
+     * @param entries the minimum number of completions it holds
+     * @return the new completion queue
+     * @throws RdmaException if {@code ibv_create_cq} fails
+     */
     public CompletionQueue createCompletionQueue(int entries) throws RdmaException {
         return createCompletionQueue(entries, null, 0);
     }
 
-    /** Creates a completion channel ({@code ibv_create_comp_channel}) that completion queues report events to. */
+    /**
+     * Creates a completion channel ({@code ibv_create_comp_channel}) that completion queues report events to.
+     *
+     * @return the new channel, a child of this context
+     * @throws RdmaException if {@code ibv_create_comp_channel} fails
+     * @throws IllegalStateException if the context is closed
+     */
     public CompletionChannel createCompletionChannel() throws RdmaException {
         return ResourceGuard.create(() -> new CompletionChannel(this), c -> c.guard, guard);
     }
 
-    /** The number of completion vectors of this device. */
+    /**
+     * The number of completion vectors of this device.
+     *
+     * @return the number of vectors, at least 1
+     * @throws IllegalStateException if the context is closed
+     */
     public int numCompletionVectors() {
         guard.checkOpen();
         return ibv_context.num_comp_vectors(ctx);
@@ -319,6 +401,7 @@ public final class Context implements AutoCloseable {
      *
      * @param timeout how long to wait; {@code null} waits forever
      * @return the event, or {@code null} if the timeout passed
+     * @throws RdmaException         if {@code ibv_get_async_event} fails
      * @throws InterruptedException  if the waiting thread is interrupted
      * @throws IllegalStateException if the context is closed, or closed by another thread while this one waits
      */
@@ -359,6 +442,10 @@ public final class Context implements AutoCloseable {
      * queue overrun, ...) to {@code listener}. The first listener starts one reader, a virtual thread that stops when
      * the context closes; each event is acknowledged before the listeners see it, in the order the device reported
      * them, so a listener may close the object an event names. A listener that throws is logged; delivery goes on.
+     *
+     * @param listener called on the reader thread, one event at a time
+     * @throws IllegalArgumentException if {@code listener} is null
+     * @throws IllegalStateException    if the context is closed
      */
     public void onAsyncEvent(Consumer<AsyncEvent> listener) {
         // Under the guard's lock, which close holds too: a reader is either started before close looks for it or
@@ -375,7 +462,11 @@ public final class Context implements AutoCloseable {
         }
     }
 
-    /** Stops delivering events to {@code listener}; the reader keeps running for the others (and later ones). */
+    /**
+     * Stops delivering events to {@code listener}; the reader keeps running for the others (and later ones).
+     *
+     * @param listener a listener given to {@link #onAsyncEvent}; others are ignored
+     */
     public void removeAsyncEventListener(Consumer<AsyncEvent> listener) {
         listeners.remove(listener);
     }
@@ -446,7 +537,7 @@ public final class Context implements AutoCloseable {
         return ctx;
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

@@ -15,11 +15,7 @@ import java.util.function.Function;
 /**
  * An RDMA device as listed by {@code ibv_get_device_list}: a snapshot, safe to keep after the list is gone.
  *
- * <pre>{@code
- * for (Device d : Device.list()) {
- *     System.out.printf("%s %016x %s%n", d.name(), d.guid(), d.transportType());
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=list}
  *
  * @param name          the device name, e.g. {@code mlx5_0} or {@code rxe0}
  * @param guid          the node GUID in host byte order (as {@code ibv_devices} prints it)
@@ -35,6 +31,7 @@ public record Device(String name, long guid, NodeType nodeType, TransportType tr
     /**
      * Lists the RDMA devices of this machine.
      *
+     * @return the devices, in the order libibverbs lists them; empty when there is none
      * @throws RdmaException if the list cannot be read, e.g. {@code ENOSYS} when the kernel has no RDMA support
      */
     public static List<Device> list() throws RdmaException {

@@ -3,10 +3,7 @@ package io.jrdma.ibverbs;
 /**
  * What a device can do ({@code struct ibv_device_attr}), from {@link Context#queryDevice()}.
  *
- * <pre>{@code
- * DeviceAttributes a = ctx.queryDevice();
- * int sges = Math.min(wanted, a.maxSge());
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=device-attributes}
  *
  * @param firmwareVersion      firmware version string
  * @param nodeGuid             node GUID, host byte order

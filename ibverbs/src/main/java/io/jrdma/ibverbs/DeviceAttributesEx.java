@@ -6,10 +6,7 @@ import io.jrdma.bindings.ibverbs.ibverbs_h;
  * The extended device attributes ({@code struct ibv_device_attr_ex}) from {@link Context#queryDeviceEx()}: the
  * classic ones plus on-demand paging, clock and extended capabilities.
  *
- * <pre>{@code
- * DeviceAttributesEx ex = ctx.queryDeviceEx();
- * if (ex.supportsOnDemandPaging()) pd.register(hugeMapping, arena, Access.LOCAL_WRITE, Access.ON_DEMAND);
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=on-demand-paging}
  *
  * @param base                    the classic attributes
  * @param odpGeneralCaps          {@code IBV_ODP_SUPPORT*} bits
@@ -26,7 +23,11 @@ public record DeviceAttributesEx(DeviceAttributes base, long odpGeneralCaps, int
                                  int udOdpCaps, long completionTimestampMask, long hcaCoreClock, long deviceCapFlagsEx,
                                  long maxDeviceMemorySize, int physPortCount) {
 
-    /** Whether memory can be registered with {@link Access#ON_DEMAND}. */
+    /**
+     * Whether memory can be registered with {@link Access#ON_DEMAND}.
+     *
+     * @return whether the device reports {@code IBV_ODP_SUPPORT}
+     */
     public boolean supportsOnDemandPaging() {
         return (odpGeneralCaps & ibverbs_h.IBV_ODP_SUPPORT()) != 0;
     }

@@ -8,12 +8,7 @@ import java.util.HexFormat;
  * What a peer needs to connect a queue pair to this one: LID, QP number, starting PSN and GID (the fields
  * {@code ibv_rc_pingpong} exchanges). Exchange it however you like, e.g. as {@link #toBytes()} over a socket.
  *
- * <pre>{@code
- * Endpoint mine = qp.endpoint(1, gidIndex, psn);
- * out.write(mine.toBytes());
- * Endpoint theirs = Endpoint.fromBytes(in.readNBytes(Endpoint.BYTES));
- * qp.connect(theirs, ConnectOptions.of(1, gidIndex, Mtu.MTU_1024));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=endpoint}
  *
  * @param lid the port LID (0 on RoCE)
  * @param qpn the queue pair number (24 bits)
@@ -24,6 +19,12 @@ public record Endpoint(int lid, int qpn, int psn, byte[] gid) {
     /** The size of {@link #toBytes()}. */
     public static final int BYTES = 4 + 4 + 4 + 16;
 
+    /**
+     * Checks the field widths and copies the GID.
+     *
+     * @throws IllegalArgumentException if {@code lid} is over 16 bits, {@code qpn} or {@code psn} over 24 bits, or
+     *     {@code gid} not 16 bytes long
+     */
     public Endpoint {
         if (lid < 0 || lid > 0xffff) {
             throw new IllegalArgumentException("LID is 16 bits: " + lid);
@@ -34,12 +35,21 @@ public record Endpoint(int lid, int qpn, int psn, byte[] gid) {
         gid = GidEntry.copyOfGid(gid);
     }
 
+    /**
+     * The 16 GID bytes, network order.
+     *
+     * @return a fresh copy
+     */
     @Override
     public byte[] gid() {
         return gid.clone();
     }
 
-    /** Whether the GID is set (RoCE always; InfiniBand across subnets). */
+    /**
+     * Whether the GID is set (RoCE always; InfiniBand across subnets).
+     *
+     * @return whether any GID byte is non-zero
+     */
     public boolean hasGid() {
         for (byte b : gid) {
             if (b != 0) {
@@ -49,12 +59,22 @@ public record Endpoint(int lid, int qpn, int psn, byte[] gid) {
         return false;
     }
 
-    /** A fixed 28-byte big-endian encoding: lid, qpn, psn, gid. */
+    /**
+     * A fixed 28-byte big-endian encoding: lid, qpn, psn, gid.
+     *
+     * @return {@link #BYTES} bytes
+     */
     public byte[] toBytes() {
         return ByteBuffer.allocate(BYTES).putInt(lid).putInt(qpn).putInt(psn).put(gid).array();
     }
 
-    /** Decodes {@link #toBytes()}. */
+    /**
+     * Decodes {@link #toBytes()}.
+     *
+     * @param bytes what {@link #toBytes()} produced
+     * @return the endpoint
+     * @throws IllegalArgumentException if {@code bytes} is not {@link #BYTES} long or holds out-of-range fields
+     */
     public static Endpoint fromBytes(byte[] bytes) {
         if (bytes.length != BYTES) {
             throw new IllegalArgumentException("an endpoint is " + BYTES + " bytes, not " + bytes.length);

@@ -17,15 +17,7 @@ import java.util.Set;
  * ({@code ibv_start_poll}, {@code ibv_next_poll}, {@code ibv_end_poll} and the {@code ibv_wc_read_*} readers):
  * completions are read in place, one at a time, without copying whole {@code ibv_wc} structs. Allocation-free.
  *
- * <pre>{@code
- * ExtendedPoll poll = cq.extendedPoll();
- * if (poll.start()) {
- *     do {
- *         handle(poll.id(), poll.status(), poll.byteLength());
- *     } while (poll.next());
- *     poll.end();
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=extended-poll}
  *
  * <p>While positioned on a completion the queue is locked for this thread: always {@link #end()} (it is harmless
  * after {@link #next()} returned false). One batch at a time per queue; the readers work only inside it, on the
@@ -130,6 +122,7 @@ public final class ExtendedPoll {
      * {@link #end()} (or a {@link #next()} that returns false) the queue belongs to this thread: closing it from
      * another thread waits for that end.
      *
+     * @return whether a completion is ready (and the batch open)
      * @throws IllegalStateException if the queue is closed, or a batch is already open on it (this thread's or
      *                               another's: one batch at a time per queue)
      * @throws WrongThreadException  if the queue is {@link ThreadConfinement#CONFINED} to another thread
@@ -147,6 +140,7 @@ public final class ExtendedPoll {
      * releases the queue and moves its consumer index, so the {@code end_poll} verbs.h prescribes after it
      * skips a slot), while start/end pairs mean the same everywhere.
      *
+     * @return whether another completion is ready
      * @throws IllegalStateException if this thread has no batch open
      * @throws RdmaException         if the provider fails to poll (the batch is then over)
      */
@@ -200,55 +194,103 @@ public final class ExtendedPoll {
         throw Errno.exception(verb, Math.abs(rc));
     }
 
-    /** The {@code wr_id} of the current completion. */
+    /**
+     * The {@code wr_id} of the current completion.
+     *
+     * @return the {@code wr_id}
+     */
     public long id() {
         checkHeld();
         return cq.get(ValueLayout.JAVA_LONG, WR_ID);
     }
 
+    /**
+     * The current completion's status.
+     *
+     * @return the status
+     */
     public WcStatus status() {
         checkHeld();
         return WcStatus.of(cq.get(ValueLayout.JAVA_INT, STATUS));
     }
 
+    /**
+     * What the current completion's request was; undefined for failed ones.
+     *
+     * @return the opcode
+     */
     public WcOpcode opcode() {
         return WcOpcode.of(callInt(readOpcode));
     }
 
+    /**
+     * The device's own error code of a failed completion.
+     *
+     * @return the vendor error, 0 if none
+     */
     public int vendorError() {
         return callInt(readVendorErr);
     }
 
-    /** Needs {@link WcField#BYTE_LEN}. */
+    /**
+     * Needs {@link WcField#BYTE_LEN}.
+     *
+     * @return the bytes received (or read)
+     * @throws IllegalStateException if the queue was created without the field
+     */
     public int byteLength() {
         require(WcField.BYTE_LEN);
         return callInt(readByteLen);
     }
 
-    /** The immediate data, host byte order. Needs {@link WcField#IMM}. */
+    /**
+     * The immediate data, host byte order. Needs {@link WcField#IMM}.
+     *
+     * @return the immediate data
+     * @throws IllegalStateException if the queue was created without the field
+     */
     public int immediate() {
         require(WcField.IMM);
         return Integer.reverseBytes(callInt(readImmData));
     }
 
-    /** Needs {@link WcField#QP_NUM}. */
+    /**
+     * Needs {@link WcField#QP_NUM}.
+     *
+     * @return the local queue pair number
+     * @throws IllegalStateException if the queue was created without the field
+     */
     public int qpNumber() {
         require(WcField.QP_NUM);
         return callInt(readQpNum);
     }
 
-    /** Needs {@link WcField#SRC_QP}. */
+    /**
+     * Needs {@link WcField#SRC_QP}.
+     *
+     * @return the sender's queue pair number (UD)
+     * @throws IllegalStateException if the queue was created without the field
+     */
     public int sourceQp() {
         require(WcField.SRC_QP);
         return callInt(readSrcQp);
     }
 
-    /** The {@code IBV_WC_*} flags (always available). */
+    /**
+     * The {@code IBV_WC_*} flags (always available).
+     *
+     * @return the raw {@code wc_flags}
+     */
     public int flags() {
         return callInt(readWcFlags);
     }
 
-    /** Needs {@link WcField#SLID}. */
+    /**
+     * Needs {@link WcField#SLID}.
+     *
+     * @return the sender's 16-bit LID (UD on InfiniBand)
+     * @throws IllegalStateException if the queue was created without the field
+     */
     public int sourceLid() {
         require(WcField.SLID);
         checkHeld();
@@ -259,7 +301,12 @@ public final class ExtendedPoll {
         }
     }
 
-    /** Needs {@link WcField#SL}. */
+    /**
+     * Needs {@link WcField#SL}.
+     *
+     * @return the service level, 0 to 15
+     * @throws IllegalStateException if the queue was created without the field
+     */
     public int serviceLevel() {
         require(WcField.SL);
         checkHeld();
@@ -270,13 +317,23 @@ public final class ExtendedPoll {
         }
     }
 
-    /** The device's completion timestamp, in device clock ticks. Needs {@link WcField#COMPLETION_TIMESTAMP}. */
+    /**
+     * The device's completion timestamp, in device clock ticks. Needs {@link WcField#COMPLETION_TIMESTAMP}.
+     *
+     * @return the raw device clock value, to scale by {@link DeviceAttributesEx#hcaCoreClock()} (kHz)
+     * @throws IllegalStateException if the queue was created without the field
+     */
     public long completionTimestamp() {
         require(WcField.COMPLETION_TIMESTAMP);
         return callLong(readCompletionTs);
     }
 
-    /** The completion time in ns of wall clock. Needs {@link WcField#COMPLETION_TIMESTAMP_WALLCLOCK}. */
+    /**
+     * The completion time in ns of wall clock. Needs {@link WcField#COMPLETION_TIMESTAMP_WALLCLOCK}.
+     *
+     * @return nanoseconds of the real-time clock
+     * @throws IllegalStateException if the queue was created without the field
+     */
     public long completionWallclockNanos() {
         require(WcField.COMPLETION_TIMESTAMP_WALLCLOCK);
         return callLong(readCompletionWallclockNs);

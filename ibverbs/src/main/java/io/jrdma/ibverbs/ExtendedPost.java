@@ -16,13 +16,7 @@ import java.util.Set;
  * ({@code ibv_wr_start}, the {@code ibv_wr_*} builders and {@code ibv_wr_complete}): requests are written straight
  * into the send queue, no {@code ibv_send_wr} in between. Allocation-free.
  *
- * <pre>{@code
- * ExtendedPost post = qp.extendedPost();
- * post.start();
- * post.id(1).signaled(true).rdmaWrite(peerRkey, peerAddress).sge(mr, 0, 4096);
- * post.id(2).signaled(true).send().sge(mr, 4096, 64);
- * post.complete();                          // posts both, or none
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=extended-post}
  *
  * <p>On a {@link ThreadConfinement#CONFINED} queue pair only its owner may start a batch; the other calls of a
  * batch work only on the thread that started it.
@@ -115,6 +109,7 @@ public final class ExtendedPost {
      * {@code ibv_wr_start}: begins a batch of requests. Until {@link #complete()} or {@link #abort()} the queue pair
      * belongs to this thread: closing it from another thread waits for that end.
      *
+     * @return this poster, to set the first request
      * @throws IllegalStateException if the queue pair is closed, or a batch is already open on it (this thread's
      *                               or another's: one batch at a time per queue pair)
      * @throws WrongThreadException  if the queue pair is {@link ThreadConfinement#CONFINED} to another thread
@@ -130,19 +125,37 @@ public final class ExtendedPost {
         batch.checkClosable();
     }
 
-    /** The {@code wr_id} of the next request. */
+    /**
+     * The {@code wr_id} of the next request; set it before the request's operation.
+     *
+     * @param id the value its completion carries
+     * @return this poster
+     */
     public ExtendedPost id(long id) {
         checkOpenBatch();
         qpx.set(ValueLayout.JAVA_LONG, WR_ID, id);
         return this;
     }
 
-    /** The flags of the next request. */
+    /**
+     * Only the signaled flag of the next request, the others cleared; set it before the request's operation.
+     *
+     * @param signaled whether the request produces a completion
+     * @return this poster
+     */
     public ExtendedPost signaled(boolean signaled) {
         return flags(signaled, false, false, false);
     }
 
-    /** All flags of the next request at once. */
+    /**
+     * All flags of the next request at once.
+     *
+     * @param signaled  whether the request produces a completion
+     * @param solicited whether the receiver's solicited-only notification fires
+     * @param fence     whether it waits for earlier RDMA READs and atomics
+     * @param inline    whether its data is given with {@link #inline}
+     * @return this poster
+     */
     public ExtendedPost flags(boolean signaled, boolean solicited, boolean fence, boolean inline) {
         checkOpenBatch();
         qpx.set(ValueLayout.JAVA_INT, WR_FLAGS,
@@ -150,15 +163,42 @@ public final class ExtendedPost {
         return this;
     }
 
+    /**
+     * Starts an RDMA WRITE request to the peer's memory; give its data next with {@link #sge} or {@link #inline}.
+     *
+     * @param rkey          the peer region's remote key
+     * @param remoteAddress the peer's virtual address
+     * @return this poster
+     * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
+     * {@link QueuePair.Builder#extendedSendOps}
+     */
     public ExtendedPost rdmaWrite(int rkey, long remoteAddress) {
         return rdma(SendOpcode.RDMA_WRITE, rdmaWrite, rkey, remoteAddress);
     }
 
+    /**
+     * Starts an RDMA READ request of the peer's memory; give the local buffer next with {@link #sge}.
+     *
+     * @param rkey          the peer region's remote key
+     * @param remoteAddress the peer's virtual address
+     * @return this poster
+     * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
+     * {@link QueuePair.Builder#extendedSendOps}
+     */
     public ExtendedPost rdmaRead(int rkey, long remoteAddress) {
         return rdma(SendOpcode.RDMA_READ, rdmaRead, rkey, remoteAddress);
     }
 
-    /** RDMA WRITE with immediate data (host byte order). */
+    /**
+     * RDMA WRITE with immediate data (host byte order).
+     *
+     * @param rkey          the peer region's remote key
+     * @param remoteAddress the peer's virtual address
+     * @param immediate     the value the peer's receive completion reports
+     * @return this poster
+     * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
+     *     {@link QueuePair.Builder#extendedSendOps}
+     */
     public ExtendedPost rdmaWriteImm(int rkey, long remoteAddress, int immediate) {
         MemorySegment fn = need(SendOpcode.RDMA_WRITE_WITH_IMM, rdmaWriteImm);
         try {
@@ -169,27 +209,66 @@ public final class ExtendedPost {
         return this;
     }
 
+    /**
+     * Starts a SEND request; give its data next with {@link #sge} or {@link #inline}.
+     *
+     * @return this poster
+     * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
+     * {@link QueuePair.Builder#extendedSendOps}
+     */
     public ExtendedPost send() {
         call0(VOID_OF_QP, need(SendOpcode.SEND, send));
         return this;
     }
 
-    /** SEND with immediate data (host byte order). */
+    /**
+     * SEND with immediate data (host byte order).
+     *
+     * @param immediate the value the peer's receive completion reports
+     * @return this poster
+     * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
+     *     {@link QueuePair.Builder#extendedSendOps}
+     */
     public ExtendedPost sendImm(int immediate) {
         return withKey(VOID_OF_QP_INT, need(SendOpcode.SEND_WITH_IMM, sendImm), Integer.reverseBytes(immediate));
     }
 
-    /** SEND that invalidates {@code rkey} at the receiver. */
+    /**
+     * SEND that invalidates {@code rkey} at the receiver.
+     *
+     * @param rkey the receiver's rkey to invalidate
+     * @return this poster
+     * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
+     *     {@link QueuePair.Builder#extendedSendOps}
+     */
     public ExtendedPost sendInvalidate(int rkey) {
         return withKey(VOID_OF_QP_INT, need(SendOpcode.SEND_WITH_INV, sendInv), rkey);
     }
 
-    /** LOCAL_INV of {@code rkey}. */
+    /**
+     * LOCAL_INV of {@code rkey}.
+     *
+     * @param rkey the local window's or region's rkey
+     * @return this poster
+     * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
+     *     {@link QueuePair.Builder#extendedSendOps}
+     */
     public ExtendedPost localInvalidate(int rkey) {
         return withKey(VOID_OF_QP_INT, need(SendOpcode.LOCAL_INV, localInv), rkey);
     }
 
-    /** Compare-and-swap on the 8-byte aligned remote word; the old value lands in the request's 8-byte entry. */
+    /**
+     * Compare-and-swap on the 8-byte aligned remote word; the old value lands in the request's 8-byte entry.
+     *
+     * @param rkey          the peer region's remote key
+     * @param remoteAddress the peer's word, 8-byte aligned
+     * @param compare       the expected value
+     * @param swap          the value written if the word equals {@code compare}
+     * @return this poster
+     * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned
+     * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
+     *     {@link QueuePair.Builder#extendedSendOps}
+     */
     public ExtendedPost atomicCompareSwap(int rkey, long remoteAddress, long compare, long swap) {
         MemorySegment fn = need(SendOpcode.ATOMIC_CMP_AND_SWP, cmpSwp);
         checkAligned(remoteAddress);
@@ -201,7 +280,17 @@ public final class ExtendedPost {
         return this;
     }
 
-    /** Fetch-and-add on the 8-byte aligned remote word; the old value lands in the request's 8-byte entry. */
+    /**
+     * Fetch-and-add on the 8-byte aligned remote word; the old value lands in the request's 8-byte entry.
+     *
+     * @param rkey          the peer region's remote key
+     * @param remoteAddress the peer's word, 8-byte aligned
+     * @param add           the value added
+     * @return this poster
+     * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned
+     * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
+     *     {@link QueuePair.Builder#extendedSendOps}
+     */
     public ExtendedPost atomicFetchAdd(int rkey, long remoteAddress, long add) {
         MemorySegment fn = need(SendOpcode.ATOMIC_FETCH_AND_ADD, fetchAdd);
         checkAligned(remoteAddress);
@@ -213,7 +302,17 @@ public final class ExtendedPost {
         return this;
     }
 
-    /** The data of the current request: {@code [offset, offset + length)} of {@code mr} (bounds checked). */
+    /**
+     * The data of the current request: {@code [offset, offset + length)} of {@code mr} (bounds checked).
+     *
+     * @param mr     a region of the queue pair's protection domain
+     * @param offset the first byte, from the start of the region
+     * @param length the number of bytes
+     * @return this poster
+     * @throws IllegalArgumentException  if {@code length} is negative or the region is of another protection domain
+     * @throws IndexOutOfBoundsException if the range is not inside the region
+     * @throws IllegalStateException     if this thread has no batch open, or the region is closed
+     */
     public ExtendedPost sge(MemoryRegion mr, long offset, int length) {
         checkOpenBatch();
         if (length < 0) {
@@ -231,7 +330,15 @@ public final class ExtendedPost {
         return this;
     }
 
-    /** The data of the current request, copied into the send queue now: up to the QP's max inline data. */
+    /**
+     * The data of the current request, copied into the send queue now: up to the QP's max inline data.
+     *
+     * @param data native memory; it may be reused as soon as this returns
+     * @return this poster
+     * @throws IllegalArgumentException if {@code data} is a heap segment or larger than the queue pair's max inline
+     *     data
+     * @throws IllegalStateException    if this thread has no batch open
+     */
     public ExtendedPost inline(MemorySegment data) {
         checkOpenBatch();
         if (!data.isNative()) {
@@ -253,6 +360,10 @@ public final class ExtendedPost {
      * The destination of the current UD request. The provider copies the address into the request now, so the
      * handle is held open for this call only.
      *
+     * @param ah         the path to the peer's port
+     * @param remoteQpn  the peer's queue pair number
+     * @param remoteQkey the peer's Q_Key
+     * @return this poster
      * @throws IllegalArgumentException if {@code ah} is of another protection domain
      * @throws IllegalStateException    if {@code ah} is closed, or this is not a UD queue pair
      */

@@ -8,10 +8,7 @@ import java.util.HexFormat;
 /**
  * One entry of a port's GID table ({@code struct ibv_gid_entry}).
  *
- * <pre>{@code
- * GidEntry e = ctx.queryGid(1, 1);
- * System.out.println(e.type() + " " + e.address().getHostAddress() + " ifindex " + e.netdevIndex());
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=gid-entry}
  *
  * @param gid         the 16 GID bytes, network order (a copy is kept and returned)
  * @param index       index in the table
@@ -21,6 +18,11 @@ import java.util.HexFormat;
  */
 public record GidEntry(byte[] gid, int index, int port, GidType type, int netdevIndex) {
 
+    /**
+     * Checks and copies the GID.
+     *
+     * @throws IllegalArgumentException if {@code gid} is not 16 bytes long
+     */
     public GidEntry {
         gid = copyOfGid(gid);
     }
@@ -33,12 +35,21 @@ public record GidEntry(byte[] gid, int index, int port, GidType type, int netdev
         return gid.clone();
     }
 
+    /**
+     * The 16 GID bytes, network order.
+     *
+     * @return a fresh copy
+     */
     @Override
     public byte[] gid() {
         return gid.clone();
     }
 
-    /** The GID as an IPv6 address (RoCE GIDs embed the interface's IPv4 or IPv6 address). */
+    /**
+     * The GID as an IPv6 address (RoCE GIDs embed the interface's IPv4 or IPv6 address).
+     *
+     * @return the address; the GID of an IPv4 interface is an IPv4-mapped address ({@code ::ffff:a.b.c.d})
+     */
     public Inet6Address address() {
         try {
             return Inet6Address.getByAddress(null, gid, null);

@@ -7,10 +7,15 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The type of a GID table entry ({@code enum ibv_gid_type}): RoCE v2 entries are routable over UDP/IP.
  *
- * <pre>{@code GidEntry e = ctx.queryGid(1, 1); if (e.type() == GidType.ROCE_V2) { ... }}</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=gid-type}
  */
 public enum GidType {
-    IB(IBV_GID_TYPE_IB()), ROCE_V1(IBV_GID_TYPE_ROCE_V1()), ROCE_V2(IBV_GID_TYPE_ROCE_V2());
+    /** An InfiniBand GID. */
+    IB(IBV_GID_TYPE_IB()),
+    /** RoCE v1: Ethernet frames, not routable. */
+    ROCE_V1(IBV_GID_TYPE_ROCE_V1()),
+    /** RoCE v2: UDP/IP packets, routable; what Soft-RoCE uses. */
+    ROCE_V2(IBV_GID_TYPE_ROCE_V2());
 
     private final int value;
 
@@ -18,7 +23,7 @@ public enum GidType {
         this.value = value;
     }
 
-    /** The C value. */
+    /** {@return the C value} */
     public int value() {
         return value;
     }

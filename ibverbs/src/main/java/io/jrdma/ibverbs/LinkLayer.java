@@ -7,10 +7,15 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The link layer under a port ({@code IBV_LINK_LAYER_*}); RoCE and Soft-RoCE ports are {@link #ETHERNET}.
  *
- * <pre>{@code boolean roce = ctx.queryPort(1).linkLayer() == LinkLayer.ETHERNET;}</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=link-layer}
  */
 public enum LinkLayer {
-    UNSPECIFIED(IBV_LINK_LAYER_UNSPECIFIED()), INFINIBAND(IBV_LINK_LAYER_INFINIBAND()), ETHERNET(IBV_LINK_LAYER_ETHERNET());
+    /** Not reported (older providers; treat as InfiniBand). */
+    UNSPECIFIED(IBV_LINK_LAYER_UNSPECIFIED()),
+    /** InfiniBand: addressed by LID. */
+    INFINIBAND(IBV_LINK_LAYER_INFINIBAND()),
+    /** Ethernet (RoCE, iWARP): addressed by GID, LIDs are 0. */
+    ETHERNET(IBV_LINK_LAYER_ETHERNET());
 
     private final int value;
 
@@ -18,7 +23,7 @@ public enum LinkLayer {
         this.value = value;
     }
 
-    /** The C value. */
+    /** {@return the C value} */
     public int value() {
         return value;
     }

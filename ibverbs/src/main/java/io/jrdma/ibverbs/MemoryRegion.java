@@ -19,13 +19,7 @@ import java.util.Set;
  * Registered memory ({@code struct ibv_mr}): a native segment the device may read and write, named by its local
  * key in work requests and by its remote key to peers.
  *
- * <pre>{@code
- * try (Arena arena = Arena.ofShared()) {
- *     MemorySegment buf = arena.allocate(1 << 20, 4096);
- *     MemoryRegion mr = pd.register(buf, arena, Access.LOCAL_WRITE, Access.REMOTE_READ);
- *     send(peer, mr.address(), mr.remoteKey(), mr.length());   // advertise it
- * }   // closing the arena deregisters the region before the memory is freed
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=register}
  */
 @SuppressWarnings("restricted")
 public final class MemoryRegion implements AutoCloseable {
@@ -143,6 +137,7 @@ public final class MemoryRegion implements AutoCloseable {
     /**
      * The registered memory. Closed together with its arena.
      *
+     * @return the segment that was registered (or allocated for the region)
      * @throws IllegalStateException for a dma-buf region: its memory is not mapped in this process
      */
     public MemorySegment segment() {
@@ -152,34 +147,60 @@ public final class MemoryRegion implements AutoCloseable {
         return segment;
     }
 
-    /** The start address of the region, as a peer addresses it in RDMA operations. */
+    /**
+     * The start address of the region, as a peer addresses it in RDMA operations.
+     *
+     * @return the virtual address of the first byte (the iova for a dma-buf region)
+     */
     public long address() {
         return address;
     }
 
-    /** The length of the region in bytes. */
+    /**
+     * The length of the region in bytes.
+     *
+     * @return the length in bytes
+     */
     public long length() {
         return length;
     }
 
-    /** The local key, for scatter/gather entries. */
+    /**
+     * The local key, for scatter/gather entries.
+     *
+     * @return the lkey; it may change with {@link #changeAccess}
+     * @throws IllegalStateException if the region is closed
+     */
     public int localKey() {
         guard.checkOpen();
         return lkey;
     }
 
-    /** The remote key a peer uses to read, write or do atomics on this region. */
+    /**
+     * The remote key a peer uses to read, write or do atomics on this region.
+     *
+     * @return the rkey; it may change with {@link #changeAccess}
+     * @throws IllegalStateException if the region is closed
+     */
     public int remoteKey() {
         guard.checkOpen();
         return rkey;
     }
 
-    /** The access rights it was registered with. */
+    /**
+     * The access rights it was registered with.
+     *
+     * @return an unmodifiable set of the current rights
+     */
     public Set<Access> access() {
         return access;
     }
 
-    /** The protection domain it belongs to. */
+    /**
+     * The protection domain it belongs to.
+     *
+     * @return the protection domain it was registered in
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
@@ -187,6 +208,12 @@ public final class MemoryRegion implements AutoCloseable {
     /**
      * Re-registers the region with new access rights ({@code ibv_rereg_mr} with
      * {@code IBV_REREG_MR_CHANGE_ACCESS}); its keys may change, so read them again and re-advertise.
+     *
+     * @param newAccess the new rights, replacing the old ones
+     * @throws RdmaException            if {@code ibv_rereg_mr} fails
+     * @throws IllegalArgumentException if the rights are inconsistent or include an optional flag
+     *     ({@link Access#RELAXED_ORDERING})
+     * @throws IllegalStateException    if the region is closed
      */
     public void changeAccess(Access... newAccess) throws RdmaException {
         guard.checkOpen();
@@ -223,6 +250,10 @@ public final class MemoryRegion implements AutoCloseable {
      * ({@code ibv_advise_mr}): e.g. prefetch its pages so the first access does not fault. {@code flush} waits until
      * the advice is carried out.
      *
+     * @param advice what to do with the pages
+     * @param flush  whether to wait until the advice is carried out
+     * @param offset the first byte, from the start of the region
+     * @param length the number of bytes, less than 4 GiB
      * @throws RdmaException with {@code EOPNOTSUPP} if the device has no on-demand paging
      */
     public void advise(Advice advice, boolean flush, long offset, long length) throws RdmaException {
@@ -294,7 +325,7 @@ public final class MemoryRegion implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

@@ -20,12 +20,10 @@ import java.util.EnumSet;
  * {@link SendWorkRequest#bindWindow BIND_MW} work request on a queue pair, and revoked by LOCAL_INV or a peer's
  * SEND_WITH_INV.
  *
- * <pre>{@code
- * MemoryRegion mr = pd.allocate(1 << 20, Access.LOCAL_WRITE, Access.MW_BIND);
- * MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindow.Type.TYPE_1);
- * int rkey = mw.bind(qp, mr, 4096, 512, Access.REMOTE_READ);     // the peer may read these 512 bytes only
- * mw.unbind(qp);                                                  // and now nothing
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=window-type-1}
+ *
+ * <p>A type 2 window is bound, and revoked, by work requests:
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=window-type-2}
  */
 @SuppressWarnings("restricted")
 public final class MemoryWindow implements AutoCloseable {
@@ -76,11 +74,21 @@ public final class MemoryWindow implements AutoCloseable {
         return ibv_context.ops(pd.context().segment());
     }
 
+    /**
+     * The window's type, chosen at allocation.
+     *
+     * @return the type
+     */
     public Type type() {
         return type;
     }
 
-    /** The rkey of the latest bind (for type 2: the latest bind posted); it changes with every bind. */
+    /**
+     * The rkey of the latest bind (for type 2: the latest bind posted); it changes with every bind.
+     *
+     * @return the current rkey
+     * @throws IllegalStateException if the window is closed
+     */
     public int remoteKey() {
         guard.checkOpen();
         return rkey;
@@ -90,6 +98,17 @@ public final class MemoryWindow implements AutoCloseable {
      * Binds this type 1 window to {@code [offset, offset + length)} of {@code mr} through {@code qp}
      * ({@code ibv_bind_mw}), giving peers {@code access} there, and returns the new rkey. The bind is a send-queue
      * operation: it completes (signaled) on the QP's send completion queue with {@code wr_id} 0.
+     *
+     * @param qp     a queue pair of the window's protection domain, in RTS
+     * @param mr     a region of that protection domain registered with {@link Access#MW_BIND}
+     * @param offset the first byte of the window, from the start of {@code mr}
+     * @param length the window's length in bytes
+     * @param access the rights peers get: remote read, write, atomic and {@link Access#ZERO_BASED} only
+     * @return the new rkey, to advertise to the peer
+     * @throws RdmaException            if {@code ibv_bind_mw} fails
+     * @throws IllegalArgumentException if the objects are in another protection domain, the region lacks
+     *     {@code MW_BIND}, the range is outside it or a right is not a remote one
+     * @throws IllegalStateException    if this is a type 2 window, or the window is closed
      */
     public int bind(QueuePair qp, MemoryRegion mr, long offset, long length, Access... access) throws RdmaException {
         if (type != Type.TYPE_1) {
@@ -110,6 +129,10 @@ public final class MemoryWindow implements AutoCloseable {
     /**
      * Unbinds this type 1 window: its rkey grants nothing any more. Like {@link #bind}, it completes on the QP's
      * send completion queue; a window never bound has nothing to unbind.
+     *
+     * @param qp a queue pair of the window's protection domain, in RTS
+     * @throws RdmaException         if {@code ibv_bind_mw} fails
+     * @throws IllegalStateException if this is a type 2 window, or the window is closed
      */
     public void unbind(QueuePair qp) throws RdmaException {
         if (type != Type.TYPE_1) {
@@ -140,7 +163,11 @@ public final class MemoryWindow implements AutoCloseable {
         }
     }
 
-    /** The rkey the next type 2 bind should carry: {@code ibv_inc_rkey} of the current one. */
+    /**
+     * The rkey the next type 2 bind should carry: {@code ibv_inc_rkey} of the current one.
+     *
+     * @return the current rkey with its low (key) byte incremented
+     */
     public int nextRemoteKey() {
         int r = rkey;
         return (r & 0xffffff00) | ((r + 1) & 0xff);
@@ -172,6 +199,11 @@ public final class MemoryWindow implements AutoCloseable {
         return mw;
     }
 
+    /**
+     * The protection domain it was allocated in.
+     *
+     * @return the protection domain
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
@@ -180,7 +212,7 @@ public final class MemoryWindow implements AutoCloseable {
         Verbs.check("ibv_dealloc_mw", ibv_context_ops.dealloc_mw.invoke(deallocFn, mw));
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

@@ -7,11 +7,19 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * A path MTU ({@code enum ibv_mtu}).
  *
- * <pre>{@code int bytes = ctx.queryPort(1).activeMtu().bytes(); // e.g. 1024 }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=mtu}
  */
 public enum Mtu {
-    MTU_256(IBV_MTU_256(), 256), MTU_512(IBV_MTU_512(), 512), MTU_1024(IBV_MTU_1024(), 1024),
-    MTU_2048(IBV_MTU_2048(), 2048), MTU_4096(IBV_MTU_4096(), 4096);
+    /** 256 bytes. */
+    MTU_256(IBV_MTU_256(), 256),
+    /** 512 bytes. */
+    MTU_512(IBV_MTU_512(), 512),
+    /** 1024 bytes (Soft-RoCE on a 1500-byte Ethernet MTU). */
+    MTU_1024(IBV_MTU_1024(), 1024),
+    /** 2048 bytes. */
+    MTU_2048(IBV_MTU_2048(), 2048),
+    /** 4096 bytes. */
+    MTU_4096(IBV_MTU_4096(), 4096);
 
     private final int value;
     private final int bytes;
@@ -21,17 +29,27 @@ public enum Mtu {
         this.bytes = bytes;
     }
 
-    /** The C value. */
+    /** {@return the C value} */
     public int value() {
         return value;
     }
 
-    /** The MTU in bytes. */
+    /**
+     * The MTU in bytes.
+     *
+     * @return 256, 512, 1024, 2048 or 4096
+     */
     public int bytes() {
         return bytes;
     }
 
-    /** The MTU of {@code bytes} bytes (256, 512, 1024, 2048 or 4096). */
+    /**
+     * The MTU of {@code bytes} bytes (256, 512, 1024, 2048 or 4096).
+     *
+     * @param bytes the MTU in bytes
+     * @return the MTU
+     * @throws IllegalArgumentException for any other size
+     */
     public static Mtu ofBytes(int bytes) {
         for (Mtu m : values()) {
             if (m.bytes == bytes) {

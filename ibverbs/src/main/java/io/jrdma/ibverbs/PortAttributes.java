@@ -4,10 +4,7 @@ package io.jrdma.ibverbs;
  * The state and properties of a port ({@code struct ibv_port_attr}, the full structure, not the legacy one),
  * from {@link Context#queryPort(int)}.
  *
- * <pre>{@code
- * PortAttributes p = ctx.queryPort(1);
- * if (p.state() == PortState.ACTIVE && p.linkLayer() == LinkLayer.ETHERNET) { ... }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.DeviceSnippets region=port-attributes}
  *
  * @param state          logical port state
  * @param maxMtu         largest MTU the port supports

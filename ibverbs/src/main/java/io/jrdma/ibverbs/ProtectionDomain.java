@@ -16,12 +16,7 @@ import java.util.function.Function;
 /**
  * A protection domain ({@code struct ibv_pd}): memory regions and queue pairs of one PD can work together.
  *
- * <pre>{@code
- * try (ProtectionDomain pd = ctx.allocateProtectionDomain();
- *      MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
- *     mr.segment().setString(0, "hello");
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=protection-domain}
  */
 @SuppressWarnings("restricted")
 public final class ProtectionDomain implements AutoCloseable {
@@ -50,7 +45,11 @@ public final class ProtectionDomain implements AutoCloseable {
         return ResourceGuard.create(() -> new ProtectionDomain(context, pd, true), p -> p.guard, context.guard);
     }
 
-    /** The context this PD belongs to. */
+    /**
+     * The context this PD belongs to.
+     *
+     * @return the context it was allocated from
+     */
     public Context context() {
         return context;
     }
@@ -60,6 +59,14 @@ public final class ProtectionDomain implements AutoCloseable {
      * optional access flags). {@code owner} is the arena the segment was allocated from: when it closes, the
      * registration is removed first, so the device can never write to freed memory.
      *
+     * @param segment the native memory to register
+     * @param owner   the arena {@code segment} was allocated from
+     * @param access  the rights of the region; none means local read only
+     * @return the region, a child of this protection domain
+     * @throws RdmaException            if {@code ibv_reg_mr} fails, e.g. {@code ENOMEM} past the locked-memory limit
+     *                                  ({@code ulimit -l})
+     * @throws UnsupportedOperationException if {@code ON_DEMAND} is asked of a device without on-demand paging
+     * @throws IllegalStateException    if the protection domain is closed
      * @throws IllegalArgumentException for a heap segment, an empty segment, a segment not from {@code owner}, or
      *                                  REMOTE_WRITE/REMOTE_ATOMIC without LOCAL_WRITE
      */
@@ -83,6 +90,13 @@ public final class ProtectionDomain implements AutoCloseable {
      * for the device, which addresses it from {@code iova} ({@code ibv_reg_dmabuf_mr}). The caller keeps the file
      * descriptor open at least as long as the region. The region has no {@link MemoryRegion#segment()}.
      *
+     * @param fd     the dma-buf file descriptor
+     * @param offset where the region starts in the dma-buf, in bytes
+     * @param length the region's length in bytes
+     * @param iova   the address the device (and peers) use for the first byte
+     * @param access the rights of the region
+     * @return the region, a child of this protection domain
+     * @throws IllegalArgumentException if {@code fd} or {@code offset} is negative or {@code length} is not positive
      * @throws RdmaException with {@code EOPNOTSUPP} and a clear message if the device cannot register dma-buf memory
      */
     public MemoryRegion registerDmaBuf(int fd, long offset, long length, long iova, Access... access)
@@ -99,7 +113,15 @@ public final class ProtectionDomain implements AutoCloseable {
                 guard);
     }
 
-    /** Allocates {@code size} bytes of page-aligned native memory and registers them; closing the region frees them. */
+    /**
+     * Allocates {@code size} bytes of page-aligned native memory and registers them; closing the region frees them.
+     *
+     * @param size   the number of bytes (the memory starts on a 4096-byte boundary)
+     * @param access the rights of the region
+     * @return the region, which owns its memory
+     * @throws RdmaException            if the registration fails
+     * @throws IllegalArgumentException if {@code size} is not positive
+     */
     public MemoryRegion allocate(long size, Access... access) throws RdmaException {
         if (size <= 0) {
             throw new IllegalArgumentException("size must be positive, not " + size);
@@ -107,13 +129,27 @@ public final class ProtectionDomain implements AutoCloseable {
         return allocateOwned(checkedAccess(access), arena -> arena.allocate(size, 4096));
     }
 
-    /** A shared receive queue of {@code maxWr} requests of up to {@code maxSge} entries ({@code ibv_create_srq}). */
+    /**
+     * A shared receive queue of {@code maxWr} requests of up to {@code maxSge} entries ({@code ibv_create_srq}).
+     *
+     * @param maxWr  the number of outstanding receive requests it holds (the device may round up)
+     * @param maxSge the scatter/gather entries per request
+     * @return the new queue, a child of this protection domain
+     * @throws RdmaException            if {@code ibv_create_srq} fails, e.g. {@code EINVAL} past the device limits
+     * @throws IllegalArgumentException if {@code maxWr} or {@code maxSge} is less than 1
+     */
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) throws RdmaException {
         guard.checkOpen();
         return SharedReceiveQueue.create(this, maxWr, maxSge);
     }
 
-    /** Allocates a memory window of {@code type} ({@code ibv_alloc_mw}). */
+    /**
+     * Allocates a memory window of {@code type} ({@code ibv_alloc_mw}).
+     *
+     * @param type type 1 (bound through the queue pair's bind verb) or type 2 (bound by a posted BIND_MW)
+     * @return the unbound window, a child of this protection domain
+     * @throws RdmaException if {@code ibv_alloc_mw} fails, e.g. {@code EOPNOTSUPP} on a device without windows
+     */
     public MemoryWindow allocateMemoryWindow(MemoryWindow.Type type) throws RdmaException {
         guard.checkOpen();
         return MemoryWindow.create(this, type);
@@ -123,6 +159,11 @@ public final class ProtectionDomain implements AutoCloseable {
      * Maps {@code size} bytes of huge pages (a multiple of the huge page size) and registers them; closing the
      * region unmaps them.
      *
+     * @param size   the number of bytes
+     * @param access the rights of the region
+     * @return the region, which owns its memory
+     * @throws RdmaException            if the registration fails
+     * @throws IllegalArgumentException if {@code size} is not positive
      * @throws UnsupportedOperationException when the kernel has no free huge pages
      */
     public MemoryRegion allocateHugePages(long size, Access... access) throws RdmaException {
@@ -146,7 +187,13 @@ public final class ProtectionDomain implements AutoCloseable {
         }
     }
 
-    /** Starts building a queue pair of {@code type} in this PD. */
+    /**
+     * Starts building a queue pair of {@code type} in this PD.
+     *
+     * @param type the transport
+     * @return a builder; nothing is created until {@link QueuePair.Builder#create()}
+     * @throws IllegalStateException if the protection domain is closed
+     */
     public QueuePair.Builder queuePair(QpType type) {
         guard.checkOpen();
         return new QueuePair.Builder(this, type);
@@ -155,12 +202,30 @@ public final class ProtectionDomain implements AutoCloseable {
     /**
      * An address handle towards {@code remote} for UD sends from local {@code port} ({@code ibv_create_ah}), with a
      * GRH from local GID {@code gidIndex}, or -1 to route by LID only.
+     *
+     * @param remote   the peer (its LID and GID)
+     * @param port     the local port, from 1
+     * @param gidIndex the local GID index for the GRH, or -1 for none (InfiniBand within the subnet)
+     * @return the new address handle, a child of this protection domain
+     * @throws RdmaException            if {@code ibv_create_ah} fails
+     * @throws IllegalArgumentException if {@code gidIndex} is -1 but the peer has no LID (RoCE)
      */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex) throws RdmaException {
         return createAddressHandle(remote, port, gidIndex, 0);
     }
 
-    /** As {@link #createAddressHandle(Endpoint, int, int)}, sending at service level {@code serviceLevel} (0..15). */
+    /**
+     * As {@link #createAddressHandle(Endpoint, int, int)}, sending at service level {@code serviceLevel} (0..15).
+     *
+     * @param remote       the peer
+     * @param port         the local port, from 1
+     * @param gidIndex     the local GID index, or -1
+     * @param serviceLevel the service level
+     * @return the new address handle
+     * @throws RdmaException            if {@code ibv_create_ah} fails
+     * @throws IllegalArgumentException if {@code serviceLevel} is not in [0, 15], or {@code gidIndex} is -1 but the
+     *     peer has no LID
+     */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex, int serviceLevel)
             throws RdmaException {
         guard.checkOpen();
@@ -173,6 +238,14 @@ public final class ProtectionDomain implements AutoCloseable {
     /**
      * An address handle back to the sender of UD receive completion {@code index} ({@code ibv_create_ah_from_wc});
      * {@code grh} is the start of that receive's buffer, where the device put the Global Route Header.
+     *
+     * @param wcs   the polled completions
+     * @param index the receive completion in {@code wcs}
+     * @param grh   the first {@link AddressHandle#GRH_BYTES} bytes of that receive's buffer
+     * @param port  the local port it arrived on
+     * @return the new address handle
+     * @throws RdmaException            if {@code ibv_create_ah_from_wc} fails
+     * @throws IllegalArgumentException if {@code grh} is shorter than {@link AddressHandle#GRH_BYTES}
      */
     public AddressHandle createAddressHandle(WorkCompletions wcs, int index, MemorySegment grh, int port)
             throws RdmaException {
@@ -202,7 +275,7 @@ public final class ProtectionDomain implements AutoCloseable {
         return pd;
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

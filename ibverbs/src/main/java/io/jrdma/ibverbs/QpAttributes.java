@@ -3,10 +3,7 @@ package io.jrdma.ibverbs;
 /**
  * The attributes of a queue pair as the device has them ({@code ibv_query_qp}).
  *
- * <pre>{@code
- * QpAttributes a = qp.query();
- * log.info("{} to qpn {} mtu {}", a.state(), a.destQpNumber(), a.pathMtu().bytes());
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=qp-attributes}
  *
  * @param state             current state
  * @param pathMtu           path MTU, {@code null} until RTR sets one

@@ -7,7 +7,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
 /**
  * The transport service of a queue pair ({@code enum ibv_qp_type}).
  *
- * <pre>{@code QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create(); }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=qp-type}
  */
 public enum QpType {
     /** Reliable connected: every operation, in order, acknowledged. */
@@ -16,7 +16,12 @@ public enum QpType {
     UC(IBV_QPT_UC()),
     /** Unreliable datagram: SEND to any UD QP through an address handle, one MTU per message. */
     UD(IBV_QPT_UD()),
-    RAW_PACKET(IBV_QPT_RAW_PACKET()), XRC_SEND(IBV_QPT_XRC_SEND()), XRC_RECV(IBV_QPT_XRC_RECV());
+    /** Raw Ethernet packets (needs {@code CAP_NET_RAW}). */
+    RAW_PACKET(IBV_QPT_RAW_PACKET()),
+    /** The sending side of an extended reliable connection. */
+    XRC_SEND(IBV_QPT_XRC_SEND()),
+    /** The receiving side of an extended reliable connection. */
+    XRC_RECV(IBV_QPT_XRC_RECV());
 
     private final int value;
 
@@ -24,7 +29,7 @@ public enum QpType {
         this.value = value;
     }
 
-    /** The C value. */
+    /** {@return the C value} */
     public int value() {
         return value;
     }

@@ -35,11 +35,7 @@ import static io.jrdma.bindings.ibverbs.ibverbs_h.*;
  * A queue pair ({@code struct ibv_qp}): a send queue and a receive queue bound to completion queues. Moves
  * through typed state transitions; posting goes straight to the provider and allocates nothing.
  *
- * <pre>{@code
- * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).capacity(64, 64).create();
- * qp.connect(peerEndpoint, ConnectOptions.of(1, gidIndex, Mtu.MTU_1024));     // INIT, RTR, RTS
- * qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.SEND).signaled(true).add(mr, 0, 64));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=queue-pair}
  *
  * <p><b>Threads.</b> Any number of threads may post sends and receives on one queue pair at once: the provider
  * serializes each queue, and a thread's requests keep their order. Each thread fills and posts its own
@@ -114,9 +110,7 @@ public final class QueuePair implements AutoCloseable {
     /**
      * Builds a queue pair: {@code pd.queuePair(QpType.RC).completionQueue(cq).create()}.
      *
-     * <pre>{@code
-     * pd.queuePair(QpType.UD).sendQueue(scq).receiveQueue(rcq).capacity(128, 512).sge(1, 1).create();
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=builder}
      */
     public static final class Builder {
         private final ProtectionDomain pd;
@@ -134,22 +128,44 @@ public final class QueuePair implements AutoCloseable {
             this.type = type;
         }
 
-        /** The completion queue of both queues. */
+        /**
+         * The completion queue of both queues.
+         *
+         * @param cq a completion queue of the protection domain's context
+         * @return this builder
+         */
         public Builder completionQueue(CompletionQueue cq) {
             return sendQueue(cq).receiveQueue(cq);
         }
 
+        /**
+         * The completion queue of the send queue, when the two queues report to different ones.
+         *
+         * @param cq a completion queue of the protection domain's context
+         * @return this builder
+         */
         public Builder sendQueue(CompletionQueue cq) {
             this.sendCq = cq;
             return this;
         }
 
+        /**
+         * The completion queue of the receive queue (also of the receives taken from a shared receive queue).
+         *
+         * @param cq a completion queue of the protection domain's context
+         * @return this builder
+         */
         public Builder receiveQueue(CompletionQueue cq) {
             this.recvCq = cq;
             return this;
         }
 
-        /** Receive through {@code srq} instead of a receive queue of its own. */
+        /**
+         * Receive through {@code srq} instead of a receive queue of its own.
+         *
+         * @param srq a shared receive queue of the same protection domain, or {@code null} for none
+         * @return this builder
+         */
         public Builder sharedReceiveQueue(SharedReceiveQueue srq) {
             this.srq = srq;
             return this;
@@ -158,6 +174,10 @@ public final class QueuePair implements AutoCloseable {
         /**
          * Creates the queue pair through {@code ibv_create_qp_ex} with these operations for the extended send API
          * ({@link QueuePair#extendedPost()}); classic posting keeps working.
+         *
+         * @param ops the operations {@link ExtendedPost} will post; at least one
+         * @return this builder
+         * @throws IllegalArgumentException if {@code ops} is empty
          */
         public Builder extendedSendOps(SendOpcode... ops) {
             if (ops.length == 0) {
@@ -168,21 +188,41 @@ public final class QueuePair implements AutoCloseable {
             return this;
         }
 
-        /** Queue depths (defaults 16 and 16). */
+        /**
+         * Queue depths (defaults 16 and 16).
+         *
+         * @param maxSendWr outstanding send requests, at least 1
+         * @param maxRecvWr outstanding receive requests, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if either is less than 1
+         */
         public Builder capacity(int maxSendWr, int maxRecvWr) {
             caps = new Capabilities(positive("maxSendWr", maxSendWr), positive("maxRecvWr", maxRecvWr),
                     caps.maxSendSge(), caps.maxRecvSge(), caps.maxInlineData());
             return this;
         }
 
-        /** Scatter/gather entries per request (defaults 1 and 1). */
+        /**
+         * Scatter/gather entries per request (defaults 1 and 1).
+         *
+         * @param maxSendSge scatter/gather entries per send request, at least 1
+         * @param maxRecvSge scatter/gather entries per receive request, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if either is less than 1
+         */
         public Builder sge(int maxSendSge, int maxRecvSge) {
             caps = new Capabilities(caps.maxSendWr(), caps.maxRecvWr(), positive("maxSendSge", maxSendSge),
                     positive("maxRecvSge", maxRecvSge), caps.maxInlineData());
             return this;
         }
 
-        /** Bytes a send may carry inline (default 0). */
+        /**
+         * Bytes a send may carry inline (default 0).
+         *
+         * @param bytes the largest inline payload, in bytes (the device may round up)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code bytes} is negative
+         */
         public Builder maxInlineData(int bytes) {
             if (bytes < 0) {
                 throw new IllegalArgumentException("maxInlineData must be >= 0, not " + bytes);
@@ -191,7 +231,12 @@ public final class QueuePair implements AutoCloseable {
             return this;
         }
 
-        /** Whether every send request completes with a completion, signaled flag or not (default false). */
+        /**
+         * Whether every send request completes with a completion, signaled flag or not (default false).
+         *
+         * @param on {@code true} to signal every send request
+         * @return this builder
+         */
         public Builder signalAll(boolean on) {
             this.signalAll = on;
             return this;
@@ -201,10 +246,10 @@ public final class QueuePair implements AutoCloseable {
          * Which threads may use the queue pair (default {@link ThreadConfinement#SHARED}, any thread). A
          * {@link ThreadConfinement#CONFINED} one belongs to the thread that calls {@link #create()}.
          *
-         * <pre>{@code
-         * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).confinement(ThreadConfinement.CONFINED).create();
-         * }</pre>
+         * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=confined}
          *
+         * @param confinement {@link ThreadConfinement#SHARED} or {@link ThreadConfinement#CONFINED}
+         * @return this builder
          * @throws NullPointerException if {@code confinement} is null
          */
         public Builder confinement(ThreadConfinement confinement) {
@@ -212,7 +257,18 @@ public final class QueuePair implements AutoCloseable {
             return this;
         }
 
-        /** Creates the queue pair in RESET ({@code ibv_create_qp}). */
+        /**
+         * Creates the queue pair in RESET ({@code ibv_create_qp}).
+         *
+         * @return the new queue pair in RESET, a child of the protection domain, its completion queues and its shared
+         *     receive queue
+         * @throws RdmaException                 if the create verb fails, e.g. {@code EINVAL} for sizes past the
+         *     device limits, or {@code EOPNOTSUPP} for extended send operations the device lacks
+         * @throws IllegalStateException         if no completion queue was given, or a parent is closed
+         * @throws IllegalArgumentException      if a completion queue is of another context, or the shared receive
+         *     queue of another protection domain
+         * @throws UnsupportedOperationException for the XRC types, which jrdma cannot create yet
+         */
         public QueuePair create() throws RdmaException {
             return create(VERBS, null);
         }
@@ -321,6 +377,7 @@ public final class QueuePair implements AutoCloseable {
     /**
      * The extended send API ({@code ibv_wr_*}).
      *
+     * @return the queue pair's one extended poster
      * @throws IllegalStateException if the queue pair was not built with {@link Builder#extendedSendOps}
      */
     public ExtendedPost extendedPost() {
@@ -342,38 +399,68 @@ public final class QueuePair implements AutoCloseable {
     /**
      * Which threads may use this queue pair, as it was built.
      *
-     * <pre>{@code
-     * assert pd.queuePair(QpType.RC).completionQueue(cq).confinement(ThreadConfinement.CONFINED).create()
-     *         .confinement() == ThreadConfinement.CONFINED;
-     * }</pre>
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=confinement}
+     *
+     * @return the confinement chosen at creation
      */
     public ThreadConfinement confinement() {
         return guard.owner() == null ? ThreadConfinement.SHARED : ThreadConfinement.CONFINED;
     }
 
-    /** The queue pair number peers address. */
+    /**
+     * The queue pair number peers address.
+     *
+     * @return the 24-bit queue pair number
+     */
     public int qpNumber() {
         return qpn;
     }
 
+    /**
+     * The transport it was created with.
+     *
+     * @return the type
+     */
     public QpType type() {
         return type;
     }
 
+    /**
+     * The sizes the device gave at creation (at least those asked for).
+     *
+     * @return the capabilities
+     */
     public Capabilities capabilities() {
         return capabilities;
     }
 
+    /**
+     * The protection domain it was created in.
+     *
+     * @return the protection domain
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The current state, asked of the device ({@code ibv_query_qp}). */
+    /**
+     * The current state, asked of the device ({@code ibv_query_qp}).
+     *
+     * @return the state
+     * @throws RdmaException         if {@code ibv_query_qp} fails
+     * @throws IllegalStateException if the queue pair is closed
+     */
     public QpState state() throws RdmaException {
         return query().state();
     }
 
-    /** All attributes, asked of the device ({@code ibv_query_qp}). */
+    /**
+     * All attributes, asked of the device ({@code ibv_query_qp}).
+     *
+     * @return the attributes
+     * @throws RdmaException         if {@code ibv_query_qp} fails
+     * @throws IllegalStateException if the queue pair is closed
+     */
     public QpAttributes query() throws RdmaException {
         guard.checkOpen();
         int mask = IBV_QP_STATE() | IBV_QP_PATH_MTU() | IBV_QP_QKEY() | IBV_QP_RQ_PSN() | IBV_QP_SQ_PSN()
@@ -402,6 +489,14 @@ public final class QueuePair implements AutoCloseable {
     /**
      * This queue pair's side of a connection on {@code port}: its LID, QPN, the given starting PSN and the GID at
      * {@code gidIndex} (-1 for none).
+     *
+     * @param port     the local port, from 1
+     * @param gidIndex the local GID index (on RoCE, usually the RoCE v2 entry of the interface's address), or -1
+     * @param psn      the first packet sequence number this side will send, 24 bits (pass it to {@link #connect} too)
+     * @return what the peer needs to connect to this queue pair
+     * @throws RdmaException            if the port or GID query fails
+     * @throws IllegalArgumentException if {@code psn} is over 24 bits or {@code port} out of range
+     * @throws IllegalStateException    if the queue pair is closed
      */
     public Endpoint endpoint(int port, int gidIndex, int psn) throws RdmaException {
         guard.checkOpen();
@@ -412,6 +507,10 @@ public final class QueuePair implements AutoCloseable {
 
     /**
      * RESET → INIT for RC and UC ({@code ibv_modify_qp}): the port, P_Key index and what remote peers may do.
+     *
+     * @param options the port and remote access rights (the rest is used by the later transitions)
+     * @throws RdmaException         if {@code ibv_modify_qp} fails, e.g. {@code EINVAL} when not in RESET
+     * @throws IllegalStateException if this is not an RC or UC queue pair, or it is closed
      */
     public void toInit(ConnectOptions options) throws RdmaException {
         requireType("toInit(ConnectOptions)", QpType.RC, QpType.UC);
@@ -422,7 +521,14 @@ public final class QueuePair implements AutoCloseable {
         });
     }
 
-    /** RESET → INIT for UD: the port and the Q_Key datagrams to this QP must carry. */
+    /**
+     * RESET → INIT for UD: the port and the Q_Key datagrams to this QP must carry.
+     *
+     * @param port the local port, from 1
+     * @param qkey the Q_Key, a 32-bit value both sides agree on
+     * @throws RdmaException         if {@code ibv_modify_qp} fails, e.g. {@code EINVAL} when not in RESET
+     * @throws IllegalStateException if this is not a UD queue pair, or it is closed
+     */
     public void toInitDatagram(int port, int qkey) throws RdmaException {
         requireType("toInitDatagram", QpType.UD);
         modify(QpState.INIT, IBV_QP_STATE() | IBV_QP_PKEY_INDEX() | IBV_QP_PORT() | IBV_QP_QKEY(), a -> {
@@ -431,7 +537,16 @@ public final class QueuePair implements AutoCloseable {
         });
     }
 
-    /** INIT → RTR: for RC and UC, the path to {@code remote}; for UD, nothing ({@code remote} may be null). */
+    /**
+     * INIT → RTR: for RC and UC, the path to {@code remote}; for UD, nothing ({@code remote} may be null).
+     *
+     * @param remote  the peer's endpoint (RC, UC), or {@code null} (UD)
+     * @param options the path MTU, GID index, service level, and for RC the responder's read/atomic depth and RNR
+     *     timer
+     * @throws RdmaException            if {@code ibv_modify_qp} fails, e.g. {@code EINVAL} when not in INIT
+     * @throws IllegalArgumentException if the peer has no LID and {@code options} no GID index
+     * @throws IllegalStateException    if the queue pair is of another type, or closed
+     */
     public void toReadyToReceive(Endpoint remote, ConnectOptions options) throws RdmaException {
         if (type == QpType.UD) {
             modify(QpState.RTR, IBV_QP_STATE(), a -> { });
@@ -465,7 +580,15 @@ public final class QueuePair implements AutoCloseable {
         });
     }
 
-    /** RTR → RTS with send PSN {@code sendPsn} (24 bits); for RC also the ACK timeout and retries. */
+    /**
+     * RTR → RTS with send PSN {@code sendPsn} (24 bits); for RC also the ACK timeout and retries.
+     *
+     * @param sendPsn the first packet sequence number to send, the one advertised in this side's {@link Endpoint}
+     * @param options for RC, the ACK timeout, retry counts and read/atomic depth
+     * @throws RdmaException            if {@code ibv_modify_qp} fails, e.g. {@code EINVAL} when not in RTR
+     * @throws IllegalArgumentException if {@code sendPsn} is over 24 bits
+     * @throws IllegalStateException    if the queue pair is closed
+     */
     public void toReadyToSend(int sendPsn, ConnectOptions options) throws RdmaException {
         if ((sendPsn & ~0xffffff) != 0) {
             throw new IllegalArgumentException("PSN is 24 bits: " + sendPsn);
@@ -486,6 +609,13 @@ public final class QueuePair implements AutoCloseable {
     /**
      * RESET → INIT → RTR → RTS to {@code remote}, sending from PSN {@code localPsn}: all an RC or UC queue pair needs
      * after the endpoints are exchanged.
+     *
+     * @param remote   the peer's endpoint
+     * @param localPsn the first packet sequence number this side sends, as advertised in its own endpoint
+     * @param options  the path and the RC timers
+     * @throws RdmaException            if a transition fails (the queue pair stays in the state reached)
+     * @throws IllegalArgumentException if the peer has no LID and {@code options} no GID index
+     * @throws IllegalStateException    if this is not an RC or UC queue pair, or it is closed
      */
     public void connect(Endpoint remote, int localPsn, ConnectOptions options) throws RdmaException {
         toInit(options);
@@ -493,17 +623,32 @@ public final class QueuePair implements AutoCloseable {
         toReadyToSend(localPsn, options);
     }
 
-    /** Any state → ERR: outstanding requests complete with {@link WcStatus#WR_FLUSH_ERR}. */
+    /**
+     * Any state → ERR: outstanding requests complete with {@link WcStatus#WR_FLUSH_ERR}.
+     *
+     * @throws RdmaException         if {@code ibv_modify_qp} fails
+     * @throws IllegalStateException if the queue pair is closed
+     */
     public void toError() throws RdmaException {
         modify(QpState.ERR, IBV_QP_STATE(), a -> { });
     }
 
-    /** Any state → RESET: queues emptied, ready for INIT again (recovery after an error). */
+    /**
+     * Any state → RESET: queues emptied, ready for INIT again (recovery after an error).
+     *
+     * @throws RdmaException         if {@code ibv_modify_qp} fails
+     * @throws IllegalStateException if the queue pair is closed
+     */
     public void reset() throws RdmaException {
         modify(QpState.RESET, IBV_QP_STATE(), a -> { });
     }
 
-    /** RTS → SQD: the send queue drains and stops. */
+    /**
+     * RTS → SQD: the send queue drains and stops.
+     *
+     * @throws RdmaException         if {@code ibv_modify_qp} fails, e.g. {@code EINVAL} when not in RTS
+     * @throws IllegalStateException if the queue pair is closed
+     */
     public void toSendQueueDrained() throws RdmaException {
         modify(QpState.SQD, IBV_QP_STATE(), a -> { });
     }
@@ -511,6 +656,7 @@ public final class QueuePair implements AutoCloseable {
     /**
      * Posts a chain of send requests ({@code ibv_post_send} through the provider's {@code post_send}).
      *
+     * @param head the first request of the chain ({@link SendWorkRequest#next})
      * @throws RdmaException             naming the first request of the chain that was not posted (nor any after it)
      * @throws IllegalArgumentException if a request does not fit this queue pair (too many entries, inline data over
      *                                  its limit, an opcode its type cannot do, a UD send without destination, a
@@ -589,6 +735,7 @@ public final class QueuePair implements AutoCloseable {
     /**
      * Posts a chain of receive requests ({@code ibv_post_recv} through the provider's {@code post_recv}).
      *
+     * @param head the first request of the chain ({@link ReceiveWorkRequest#next})
      * @throws RdmaException             naming the first request of the chain that was not posted (nor any after it)
      * @throws IllegalArgumentException if a request has more entries than the queue takes, a region of another
      *                                  protection domain, or the chain is longer than the receive queue
@@ -690,7 +837,7 @@ public final class QueuePair implements AutoCloseable {
         return qp;
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

@@ -13,10 +13,7 @@ import java.lang.foreign.ValueLayout;
  * A reusable receive work request ({@code struct ibv_recv_wr} with its scatter/gather list): where an incoming SEND
  * lands. Written in place; posting it again after its completion reuses it.
  *
- * <pre>{@code
- * ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
- * qp.postReceive(rr.reset().id(1).add(mr, 0, 4096));
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=receive-request}
  *
  * <p>Not thread-safe: give each posting thread its own requests. Once {@code postReceive} returns the request may be
  * refilled; the buffer it names belongs to the device until its completion is polled.
@@ -34,12 +31,23 @@ public final class ReceiveWorkRequest {
     private final ScatterGatherList sgl;
     private ReceiveWorkRequest next;
 
-    /** A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable. */
+    /**
+     * A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable.
+     *
+     * @param maxSge the most scatter/gather entries it will carry
+     * @throws IllegalArgumentException if {@code maxSge} is negative
+     */
     public ReceiveWorkRequest(int maxSge) {
         this(maxSge, Arena.ofAuto());
     }
 
-    /** A request with room for {@code maxSge} scatter/gather entries, in {@code arena}. */
+    /**
+     * A request with room for {@code maxSge} scatter/gather entries, in {@code arena}.
+     *
+     * @param maxSge the most scatter/gather entries it will carry
+     * @param arena  where its native memory lives; closing the arena makes the request unusable (a post refuses it)
+     * @throws IllegalArgumentException if {@code maxSge} is negative
+     */
     public ReceiveWorkRequest(int maxSge, Arena arena) {
         this.wr = ibv_recv_wr.allocate(arena);
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
@@ -48,7 +56,11 @@ public final class ReceiveWorkRequest {
         reset();
     }
 
-    /** Clears id, entries and chain. */
+    /**
+     * Clears id, entries and chain.
+     *
+     * @return this request
+     */
     public ReceiveWorkRequest reset() {
         wr.fill((byte) 0);
         wr.set(ValueLayout.ADDRESS, SG_LIST, sgl.segment());
@@ -57,12 +69,28 @@ public final class ReceiveWorkRequest {
         return this;
     }
 
+    /**
+     * The {@code wr_id} its completion carries.
+     *
+     * @param id any value; the application's name for the request
+     * @return this request
+     */
     public ReceiveWorkRequest id(long id) {
         wr.set(ValueLayout.JAVA_LONG, WR_ID, id);
         return this;
     }
 
-    /** Appends {@code [offset, offset + length)} of {@code mr} (bounds checked); the region needs LOCAL_WRITE. */
+    /**
+     * Appends {@code [offset, offset + length)} of {@code mr} (bounds checked); the region needs LOCAL_WRITE.
+     *
+     * @param mr     a region of the queue pair's protection domain, registered with {@link Access#LOCAL_WRITE}
+     * @param offset the first byte, from the start of the region
+     * @param length the number of bytes
+     * @return this request
+     * @throws IllegalArgumentException  if the region lacks LOCAL_WRITE or {@code length} is negative
+     * @throws IndexOutOfBoundsException if the range is not inside the region
+     * @throws IllegalStateException     if the list is full, or the region is closed
+     */
     public ReceiveWorkRequest add(MemoryRegion mr, long offset, int length) {
         if (!mr.access().contains(Access.LOCAL_WRITE)) {
             throw new IllegalArgumentException("receive buffers need LOCAL_WRITE access: " + mr);
@@ -72,17 +100,32 @@ public final class ReceiveWorkRequest {
         return this;
     }
 
-    /** Chains {@code next} after this request; {@code null} ends the chain. */
+    /**
+     * Chains {@code next} after this request; {@code null} ends the chain.
+     *
+     * @param next the request to post after this one, or {@code null}
+     * @return this request
+     */
     public ReceiveWorkRequest next(ReceiveWorkRequest next) {
         this.next = next;
         wr.set(ValueLayout.ADDRESS, NEXT, next == null ? MemorySegment.NULL : next.wr);
         return this;
     }
 
+    /**
+     * The request chained after this one.
+     *
+     * @return the next request, or {@code null} at the end of the chain
+     */
     public ReceiveWorkRequest next() {
         return next;
     }
 
+    /**
+     * Entries in the scatter/gather list.
+     *
+     * @return the number of entries added since the last {@link #reset()}
+     */
     public int sgeCount() {
         return sgl.count();
     }

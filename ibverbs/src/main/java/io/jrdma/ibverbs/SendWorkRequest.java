@@ -13,12 +13,7 @@ import java.lang.foreign.ValueLayout;
  * A reusable send work request ({@code struct ibv_send_wr} with its scatter/gather list), written in place:
  * allocate it once, {@link #reset()} and refill it for every post. Nothing here allocates.
  *
- * <pre>{@code
- * SendWorkRequest wr = new SendWorkRequest(1);
- * wr.reset().id(7).opcode(SendOpcode.RDMA_WRITE).signaled(true)
- *   .add(mr, 0, 64).rdma(peerAddress, peerRkey);
- * qp.postSend(wr);
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=send-request}
  *
  * <p>Not thread-safe: give each posting thread its own requests (see {@link QueuePair} on threads). Once
  * {@code postSend} returns, the request may be refilled: the provider has copied it (and, for inline sends, the data).
@@ -73,12 +68,23 @@ public final class SendWorkRequest {
     private final ResourceGuard[] inUse;
     private int inUseCount;
 
-    /** A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable. */
+    /**
+     * A request with room for {@code maxSge} scatter/gather entries, freed when it becomes unreachable.
+     *
+     * @param maxSge the most scatter/gather entries it will carry
+     * @throws IllegalArgumentException if {@code maxSge} is negative
+     */
     public SendWorkRequest(int maxSge) {
         this(maxSge, Arena.ofAuto());
     }
 
-    /** A request with room for {@code maxSge} scatter/gather entries, in {@code arena}. */
+    /**
+     * A request with room for {@code maxSge} scatter/gather entries, in {@code arena}.
+     *
+     * @param maxSge the most scatter/gather entries it will carry
+     * @param arena  where its native memory lives; closing the arena makes the request unusable (a post refuses it)
+     * @throws IllegalArgumentException if {@code maxSge} is negative
+     */
     public SendWorkRequest(int maxSge, Arena arena) {
         this.wr = ibv_send_wr.allocate(arena);
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
@@ -88,7 +94,11 @@ public final class SendWorkRequest {
         reset();
     }
 
-    /** Clears everything: id 0, SEND, no flags, no entries, no next request. */
+    /**
+     * Clears everything: id 0, SEND, no flags, no entries, no next request.
+     *
+     * @return this request
+     */
     public SendWorkRequest reset() {
         wr.fill((byte) 0);
         wr.set(ValueLayout.ADDRESS, SG_LIST, sgl.segment());
@@ -102,12 +112,25 @@ public final class SendWorkRequest {
         return this;
     }
 
-    /** The {@code wr_id} its completion carries. */
+    /**
+     * The {@code wr_id} its completion carries.
+     *
+     * @param id any value; the application's name for the request
+     * @return this request
+     */
     public SendWorkRequest id(long id) {
         wr.set(ValueLayout.JAVA_LONG, WR_ID, id);
         return this;
     }
 
+    /**
+     * The operation (default {@link SendOpcode#SEND}). The operands it needs are set by {@link #rdma},
+     * {@link #atomic},
+     * {@link #immediate}, {@link #invalidate} or {@link #datagram}.
+     *
+     * @param opcode the operation
+     * @return this request
+     */
     public SendWorkRequest opcode(SendOpcode opcode) {
         this.opcode = opcode;
         wr.set(ValueLayout.JAVA_INT, OPCODE, opcode.value());
@@ -117,6 +140,10 @@ public final class SendWorkRequest {
     /**
      * Appends {@code [offset, offset + length)} of {@code mr} to the scatter/gather list (bounds checked).
      *
+     * @param mr     a region of the queue pair's protection domain (checked when posting)
+     * @param offset the first byte, from the start of the region
+     * @param length the number of bytes
+     * @return this request
      * @throws IndexOutOfBoundsException if the range is not inside the region
      * @throws IllegalArgumentException  if {@code length} is negative
      * @throws IllegalStateException     if the list is full, or the region is closed
@@ -127,39 +154,75 @@ public final class SendWorkRequest {
         return this;
     }
 
-    /** Whether this request produces a completion (needed when the QP does not signal all). */
+    /**
+     * Whether this request produces a completion (needed when the QP does not signal all).
+     *
+     * @param on {@code true} to get a completion for this request
+     * @return this request
+     */
     public SendWorkRequest signaled(boolean on) {
         return flag(SIGNALED, on);
     }
 
-    /** Whether the receiver's solicited-only notification fires for this SEND. */
+    /**
+     * Whether the receiver's solicited-only notification fires for this SEND.
+     *
+     * @param on {@code true} to set the solicited flag
+     * @return this request
+     */
     public SendWorkRequest solicited(boolean on) {
         return flag(SOLICITED, on);
     }
 
-    /** Whether the data is copied into the work request (up to the QP's max inline data). */
+    /**
+     * Whether the data is copied into the work request (up to the QP's max inline data).
+     *
+     * @param on {@code true} to send the bytes inline: the regions may be reused as soon as the post returns
+     * @return this request
+     */
     public SendWorkRequest inline(boolean on) {
         return flag(INLINE, on);
     }
 
-    /** Whether this request waits for earlier RDMA READs and atomics to complete. */
+    /**
+     * Whether this request waits for earlier RDMA READs and atomics to complete.
+     *
+     * @param on {@code true} to fence
+     * @return this request
+     */
     public SendWorkRequest fence(boolean on) {
         return flag(FENCE, on);
     }
 
-    /** Immediate data (host byte order) for SEND_WITH_IMM and RDMA_WRITE_WITH_IMM. */
+    /**
+     * Immediate data (host byte order) for SEND_WITH_IMM and RDMA_WRITE_WITH_IMM.
+     *
+     * @param value the 32-bit value the receiver's completion reports ({@link WorkCompletions#immediate})
+     * @return this request
+     */
     public SendWorkRequest immediate(int value) {
         wr.set(ValueLayout.JAVA_INT, IMM_DATA, Integer.reverseBytes(value));
         return this;
     }
 
-    /** The remote key SEND_WITH_INV invalidates at the receiver. */
+    /**
+     * The remote key SEND_WITH_INV invalidates at the receiver.
+     *
+     * @param rkey the receiver's rkey to invalidate
+     * @return this request
+     */
     public SendWorkRequest invalidate(int rkey) {
         wr.set(ValueLayout.JAVA_INT, INVALIDATE_RKEY, rkey);
         return this;
     }
 
-    /** The remote memory of RDMA_WRITE(_WITH_IMM) and RDMA_READ. */
+    /**
+     * The remote memory of RDMA_WRITE(_WITH_IMM) and RDMA_READ.
+     *
+     * @param remoteAddress the peer's virtual address (its {@link MemoryRegion#address()} plus an offset)
+     * @param rkey          the peer region's or window's remote key
+     * @return this request
+     */
     public SendWorkRequest rdma(long remoteAddress, int rkey) {
         wr.set(ValueLayout.JAVA_LONG, RDMA_REMOTE_ADDR, remoteAddress);
         wr.set(ValueLayout.JAVA_INT, RDMA_RKEY, rkey);
@@ -170,6 +233,11 @@ public final class SendWorkRequest {
      * The operands of an atomic: the 8-byte aligned remote word, and compare/swap values (CMP_AND_SWP) or the
      * addend in {@code compareAdd} (FETCH_AND_ADD). The old remote value lands in the 8-byte local entry.
      *
+     * @param remoteAddress the peer's 8-byte word
+     * @param rkey          the peer region's remote key (registered with {@link Access#REMOTE_ATOMIC})
+     * @param compareAdd    the value to compare with (CMP_AND_SWP) or to add (FETCH_AND_ADD)
+     * @param swap          the value to swap in (CMP_AND_SWP; ignored by FETCH_AND_ADD)
+     * @return this request
      * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned
      */
     public SendWorkRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
@@ -184,7 +252,15 @@ public final class SendWorkRequest {
         return this;
     }
 
-    /** The destination of a UD send: the path, the remote QP number and the Q_Key it expects. */
+    /**
+     * The destination of a UD send: the path, the remote QP number and the Q_Key it expects.
+     *
+     * @param ah         the path to the peer's port
+     * @param remoteQpn  the peer's queue pair number
+     * @param remoteQkey the peer's Q_Key
+     * @return this request
+     * @throws IllegalStateException if the address handle is closed
+     */
     public SendWorkRequest datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
         wr.set(ValueLayout.ADDRESS, UD_AH, ah.segment());
         wr.set(ValueLayout.JAVA_INT, UD_REMOTE_QPN, remoteQpn);
@@ -197,6 +273,13 @@ public final class SendWorkRequest {
      * Makes this a BIND_MW request binding type 2 window {@code mw} to {@code [offset, offset + length)} of
      * {@code mr} under {@code newRkey} (see {@link MemoryWindow#nextRemoteKey()}), granting {@code access}.
      *
+     * @param mw      a type 2 window of the queue pair's protection domain
+     * @param newRkey the window's rkey after the bind, usually {@code mw.nextRemoteKey()}
+     * @param mr      the region, registered with {@link Access#MW_BIND}
+     * @param offset  the first byte of the window, from the start of the region
+     * @param length  the window's length in bytes
+     * @param access  the rights peers get: remote read, write, atomic and {@link Access#ZERO_BASED} only
+     * @return this request
      * @throws IllegalArgumentException  if the window is not type 2, the region is of another protection domain or
      *                                   lacks MW_BIND, or {@code access} grants more than remote rights
      * @throws IndexOutOfBoundsException if the range is not inside the region
@@ -225,28 +308,52 @@ public final class SendWorkRequest {
         return this;
     }
 
-    /** Makes this a LOCAL_INV request revoking {@code rkey} (a type 2 window's). */
+    /**
+     * Makes this a LOCAL_INV request revoking {@code rkey} (a type 2 window's).
+     *
+     * @param rkey the rkey to revoke
+     * @return this request
+     */
     public SendWorkRequest localInvalidate(int rkey) {
         opcode(SendOpcode.LOCAL_INV);
         return invalidate(rkey);
     }
 
-    /** Chains {@code next} after this request (one post sends both); {@code null} ends the chain. */
+    /**
+     * Chains {@code next} after this request (one post sends both); {@code null} ends the chain.
+     *
+     * @param next the request to post after this one, or {@code null}
+     * @return this request
+     */
     public SendWorkRequest next(SendWorkRequest next) {
         this.next = next;
         wr.set(ValueLayout.ADDRESS, NEXT, next == null ? MemorySegment.NULL : next.wr);
         return this;
     }
 
+    /**
+     * The request chained after this one.
+     *
+     * @return the next request, or {@code null} at the end of the chain
+     */
     public SendWorkRequest next() {
         return next;
     }
 
+    /**
+     * The operation it carries.
+     *
+     * @return the opcode
+     */
     public SendOpcode opcode() {
         return opcode;
     }
 
-    /** Entries in the scatter/gather list. */
+    /**
+     * Entries in the scatter/gather list.
+     *
+     * @return the number of entries added since the last {@link #reset()}
+     */
     public int sgeCount() {
         return sgl.count();
     }

@@ -18,12 +18,7 @@ import java.lang.invoke.MethodHandle;
  * A shared receive queue ({@code struct ibv_srq}): one pool of receive buffers for many queue pairs. When fewer
  * than its armed limit remain, an {@link AsyncEventType#SRQ_LIMIT_REACHED} event reports it.
  *
- * <pre>{@code
- * SharedReceiveQueue srq = pd.createSharedReceiveQueue(256, 1);
- * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).sharedReceiveQueue(srq).create();
- * srq.postReceive(rr.reset().id(1).add(mr, 0, 4096));
- * srq.armLimit(16);
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=srq}
  */
 @SuppressWarnings("restricted")
 public final class SharedReceiveQueue implements AutoCloseable {
@@ -71,7 +66,15 @@ public final class SharedReceiveQueue implements AutoCloseable {
         return ResourceGuard.create(() -> new SharedReceiveQueue(pd, maxWr, maxSge), srq -> srq.guard, pd.guard);
     }
 
-    /** Posts a chain of receive requests ({@code ibv_post_srq_recv} through the provider). */
+    /**
+     * Posts a chain of receive requests ({@code ibv_post_srq_recv} through the provider).
+     *
+     * @param head the first request of the chain
+     * @throws RdmaException            if the provider refuses the chain, e.g. {@code ENOMEM} when the queue is full
+     * @throws IllegalArgumentException if a request has more entries than the queue allows, or a region of another
+     *     protection domain
+     * @throws IllegalStateException    if the queue or a region in the chain is closed
+     */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
         head.post(guard, true, postSrqRecvFn, srq, maxSge, maxWr, pd);
     }
@@ -79,6 +82,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /**
      * Arms the limit ({@code ibv_modify_srq} with {@code IBV_SRQ_LIMIT}): when fewer than {@code limit} requests
      * remain, the context reports {@link AsyncEventType#SRQ_LIMIT_REACHED} once; arm again after it.
+     *
+     * @param limit the low-water mark, in requests; at least 1
+     * @throws RdmaException            if {@code ibv_modify_srq} fails, e.g. {@code EINVAL} for a limit above the
+     *     queue size
+     * @throws IllegalArgumentException if {@code limit} is less than 1
+     * @throws IllegalStateException    if the queue is closed
      */
     public void armLimit(int limit) throws RdmaException {
         guard.checkOpen();
@@ -92,7 +101,13 @@ public final class SharedReceiveQueue implements AutoCloseable {
         }
     }
 
-    /** Its sizes and current limit ({@code ibv_query_srq}). */
+    /**
+     * Its sizes and current limit ({@code ibv_query_srq}).
+     *
+     * @return its sizes and armed limit (0 once the limit was reached)
+     * @throws RdmaException         if {@code ibv_query_srq} fails
+     * @throws IllegalStateException if the queue is closed
+     */
     public Attributes query() throws RdmaException {
         guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -102,6 +117,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
         }
     }
 
+    /**
+     * The protection domain it was created in.
+     *
+     * @return the protection domain
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
@@ -115,7 +135,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         pd.context().unregister(srq);
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

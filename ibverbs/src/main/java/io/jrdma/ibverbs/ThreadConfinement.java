@@ -5,11 +5,7 @@ package io.jrdma.ibverbs;
  * {@link java.lang.foreign.Arena#ofShared()} and {@link java.lang.foreign.Arena#ofConfined()}. Both modes are equally
  * safe: misuse is a Java exception, never a use of freed native memory. They differ in what the safety costs.
  *
- * <pre>{@code
- * // On the thread that will post and poll (its owner from now on):
- * CompletionQueue cq = ctx.completionQueue(256).confinement(ThreadConfinement.CONFINED).create();
- * QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).confinement(ThreadConfinement.CONFINED).create();
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=confined}
  *
  * <p>{@link #SHARED} is the default: objects created on one thread and used on others (a setup thread and workers,
  * {@code rdmacm}'s connections, an async-event listener that moves a queue pair to ERR) keep working as before, and

@@ -19,10 +19,7 @@ import java.util.Optional;
  * The extension behind {@link RdmaDeviceTest}: decides whether a device test runs, and opens the device
  * {@link Context} it asks for (closed after the test).
  *
- * <pre>{@code
- * @ExtendWith(RdmaDeviceExtension.class) @Tag("device")
- * class MyTest { @Test void t(Context ctx) { ... } }
- * }</pre>
+ * {@snippet class=io.jrdma.junit.snippets.RdmaDeviceTestSnippets region=extension}
  */
 public final class RdmaDeviceExtension implements ExecutionCondition, ParameterResolver {
     /** System property naming the device to use. */

@@ -13,15 +13,7 @@ import java.lang.annotation.Target;
  * Marks a test class or method that needs a real RDMA device, and hands it an open
  * {@link io.jrdma.ibverbs.Context} (or the {@link io.jrdma.ibverbs.Device}) as a parameter.
  *
- * <pre>{@code
- * @RdmaDeviceTest
- * class PortTest {
- *     @Test
- *     void portIsActive(Context ctx) throws Exception {
- *         assertEquals(PortState.ACTIVE, ctx.queryPort(1).state());
- *     }
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.junit.snippets.RdmaDeviceTestSnippets region=annotation}
  *
  * <p>The device is {@link #device()}, else the {@value RdmaDeviceExtension#DEVICE_PROPERTY} system property, else
  * the {@value RdmaDeviceExtension#DEVICE_ENV} environment variable, else the first device. Inside the device tier
@@ -34,6 +26,10 @@ import java.lang.annotation.Target;
 @Tag("device")
 @ExtendWith(RdmaDeviceExtension.class)
 public @interface RdmaDeviceTest {
-    /** The device name, e.g. {@code rxe0}; empty for the configured or first device. */
+    /**
+     * The device name, e.g. {@code rxe0}; empty for the configured or first device.
+     *
+     * @return the device name, or empty
+     */
     String device() default "";
 }

@@ -20,10 +20,7 @@ import java.util.List;
  * One answer of {@code rdma_getaddrinfo}: how to reach (or offer) a service over RDMA, to make an id with
  * {@link CmId#createEndpoint}.
  *
- * <pre>{@code
- * AddressInfo info = AddressInfo.lookup("10.0.0.2", "7471", false, PortSpace.TCP).getFirst();
- * CmId id = CmId.createEndpoint(info, channel);      // resolved: create its QP, then connect
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=address-info}
  *
  * @param passive     whether it is for the listening side ({@code RAI_PASSIVE})
  * @param qpType      the queue pair type the service uses
@@ -40,6 +37,14 @@ public record AddressInfo(boolean passive, QpType qpType, PortSpace portSpace, I
     /**
      * Looks up {@code node} (a host name or address; null with {@code passive} for any local address) and
      * {@code service} (a port number) for {@code portSpace} ({@code rdma_getaddrinfo}).
+     *
+     * @param node      a host name or numeric address; {@code null} only with {@code passive}
+     * @param service   a port number as a string, or {@code null}
+     * @param passive   whether the answers are for listening
+     * @param portSpace {@link PortSpace#TCP} (RC) or {@link PortSpace#UDP} (UD)
+     * @return the answers, in the order librdmacm gave them; never empty
+     * @throws RdmaException            if {@code rdma_getaddrinfo} fails, e.g. when no RDMA device serves the address
+     * @throws IllegalArgumentException if {@code node} is null for an active lookup
      */
     public static List<AddressInfo> lookup(String node, String service, boolean passive, PortSpace portSpace)
             throws RdmaException {

@@ -4,10 +4,7 @@ package io.jrdma.rdmacm;
  * A connection-manager event ({@code struct rdma_cm_event}), copied out and acknowledged as it was read, so that
  * nothing has to be released and no event is acknowledged twice.
  *
- * <pre>{@code
- * CmEvent e = channel.poll(Duration.ofSeconds(1));
- * if (e != null && e.type() == CmEventType.CONNECT_REQUEST) e.id().accept(ConnectionParameters.defaults());
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=cm-event}
  *
  * @param type       what happened
  * @param status     0, a negative errno (e.g. -110 when a resolution timed out), or for {@link CmEventType#REJECTED}
@@ -20,12 +17,20 @@ package io.jrdma.rdmacm;
 public record CmEvent(CmEventType type, int status, CmId id, CmId listenId, ConnectionParameters connection,
                       UdParameters datagram) {
 
-    /** The private data the peer sent with this event (empty if none). */
+    /**
+     * The private data the peer sent with this event (empty if none).
+     *
+     * @return a copy of the private data
+     */
     public byte[] privateData() {
         return connection != null ? connection.privateData() : datagram != null ? datagram.privateData() : new byte[0];
     }
 
-    /** Whether it reports a failure: an error type or a non-zero status. */
+    /**
+     * Whether it reports a failure: an error type or a non-zero status.
+     *
+     * @return whether the event is a failure
+     */
     public boolean isFailure() {
         return status != 0 || switch (type) {
             case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED, MULTICAST_ERROR, DEVICE_REMOVAL -> true;
@@ -33,7 +38,11 @@ public record CmEvent(CmEventType type, int status, CmId id, CmId listenId, Conn
         };
     }
 
-    /** For {@link CmEventType#REJECTED}: why, in words, from the InfiniBand CM reject reason in {@link #status()}. */
+    /**
+     * For {@link CmEventType#REJECTED}: why, in words, from the InfiniBand CM reject reason in {@link #status()}.
+     *
+     * @return a short explanation; meaningless for other event types
+     */
     public String rejectReason() {
         return switch (status) {
             case 1 -> "no QP available";

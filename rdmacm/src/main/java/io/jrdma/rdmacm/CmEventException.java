@@ -7,10 +7,7 @@ import io.jrdma.ibverbs.internal.Errno;
  * A connection-manager operation that ended in a failure event (address, route or connect error, unreachable,
  * rejected, ...) or in no event before its timeout. {@link #event()} is the event (null after a timeout).
  *
- * <pre>{@code
- * try { id.connect(params); id.await(timeout, CmEventType.ESTABLISHED); }
- * catch (CmEventException e) { if (e.event() != null && e.event().type() == CmEventType.REJECTED) ... }
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=event-exception}
  */
 public final class CmEventException extends RdmaException {
     private static final long serialVersionUID = 1L;
@@ -29,7 +26,11 @@ public final class CmEventException extends RdmaException {
         this.event = null;
     }
 
-    /** The failure event, or null if none came in time. */
+    /**
+     * The failure event, or null if none came in time.
+     *
+     * @return the event, or {@code null} after a timeout
+     */
     public CmEvent event() {
         return event;
     }

@@ -29,15 +29,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Operations start asynchronously and finish with an event on the id's {@link EventChannel}; {@link #await} waits for
  * it (poll(2) with a timeout, interruptible).
  *
- * <pre>{@code
- * CmId id = CmId.create(channel, PortSpace.TCP);
- * id.resolve(new InetSocketAddress("10.0.0.2", 7471), Duration.ofSeconds(2));   // address, then route
- * ProtectionDomain pd = id.context().allocateProtectionDomain();
- * CompletionQueue cq = id.context().createCompletionQueue(64);
- * QueuePair qp = id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq));
- * id.connect(ConnectionParameters.defaults());
- * id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED);
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=active}
+ *
+ * <p>On the passive side, a listening id's connect requests bring new ids:
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=cm-event}
  */
 @SuppressWarnings("restricted")
 public final class CmId implements AutoCloseable {
@@ -97,7 +92,15 @@ public final class CmId implements AutoCloseable {
         IDS.put(this.id.address(), new WeakReference<>(this));
     }
 
-    /** Creates an id whose events arrive on {@code channel} ({@code rdma_create_id}). */
+    /**
+     * Creates an id whose events arrive on {@code channel} ({@code rdma_create_id}).
+     *
+     * @param channel   where its events arrive; the id is the channel's child
+     * @param portSpace {@link PortSpace#TCP} for RC, {@link PortSpace#UDP} for UD and multicast
+     * @return the new, unbound id
+     * @throws RdmaException         if {@code rdma_create_id} fails
+     * @throws IllegalStateException if the channel is closed
+     */
     public static CmId create(EventChannel channel, PortSpace portSpace) throws RdmaException {
         return ResourceGuard.create(() -> {
             try (Arena arena = Arena.ofConfined()) {
@@ -113,6 +116,12 @@ public final class CmId implements AutoCloseable {
      * An id made by {@code rdma_create_ep} from {@code info} (see {@link AddressInfo#lookup}): bound for a passive
      * entry, resolved (address and route, by librdmacm, within its own 2 s timeouts) for an active one. Its events then
      * arrive on {@code channel}.
+     *
+     * @param info    an answer of {@link AddressInfo#lookup}
+     * @param channel where its events arrive
+     * @return the bound or resolved id
+     * @throws RdmaException         if {@code rdma_create_ep} fails, e.g. when the address does not resolve
+     * @throws IllegalStateException if the channel is closed
      */
     public static CmId createEndpoint(AddressInfo info, EventChannel channel) throws RdmaException {
         return ResourceGuard.create(() -> {
@@ -144,7 +153,15 @@ public final class CmId implements AutoCloseable {
         return known == null ? null : known.get();
     }
 
-    /** Binds to a local address and port (port 0: any), as a listener does before {@link #listen} ({@code rdma_bind_addr}). */
+    /**
+     * Binds to a local address and port (port 0: any), as a listener does before {@link #listen}
+     * ({@code rdma_bind_addr}).
+     *
+     * @param local a local address (the wildcard address for all devices); port 0 picks a free one
+     * @throws RdmaException if {@code rdma_bind_addr} fails, e.g. {@code EADDRINUSE}, or an address of no RDMA
+     *     device
+     * @throws IllegalStateException if the id is closed
+     */
     public void bind(InetSocketAddress local) throws RdmaException {
         guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -156,6 +173,13 @@ public final class CmId implements AutoCloseable {
      * Starts resolving {@code destination} to an RDMA address (and a local device), from {@code source} or any local
      * address when null ({@code rdma_resolve_addr}); ends with {@link CmEventType#ADDR_RESOLVED} or
      * {@link CmEventType#ADDR_ERROR} within {@code timeout}.
+     *
+     * @param source      the local address to use, or {@code null} for any
+     * @param destination the peer's address and port
+     * @param timeout     how long the resolution may take, 1 ms to about 24 days
+     * @throws RdmaException            if {@code rdma_resolve_addr} fails to start
+     * @throws IllegalArgumentException if {@code timeout} is out of range
+     * @throws IllegalStateException if the id is closed
      */
     public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, Duration timeout)
             throws RdmaException {
@@ -170,6 +194,12 @@ public final class CmId implements AutoCloseable {
     /**
      * Starts resolving the route to the resolved address ({@code rdma_resolve_route}); ends with
      * {@link CmEventType#ROUTE_RESOLVED} or {@link CmEventType#ROUTE_ERROR} within {@code timeout}.
+     *
+     * @param timeout how long the resolution may take, 1 ms to about 24 days
+     * @throws RdmaException            if {@code rdma_resolve_route} fails to start, e.g. before the address is
+     *     resolved
+     * @throws IllegalArgumentException if {@code timeout} is out of range
+     * @throws IllegalStateException if the id is closed
      */
     public void resolveRoute(Duration timeout) throws RdmaException {
         guard.checkOpen();
@@ -179,7 +209,11 @@ public final class CmId implements AutoCloseable {
     /**
      * Resolves address and route to {@code destination}, waiting for each, all within {@code timeout}.
      *
-     * @throws CmEventException if either fails or does not finish in time
+     * @param destination the peer's address and port
+     * @param timeout     the time both resolutions may take together
+     * @throws CmEventException     if either fails or does not finish in time
+     * @throws RdmaException        if a resolution fails to start
+     * @throws InterruptedException if the waiting thread is interrupted
      */
     public void resolve(InetSocketAddress destination, Duration timeout)
             throws RdmaException, InterruptedException {
@@ -191,7 +225,14 @@ public final class CmId implements AutoCloseable {
         await(left, CmEventType.ROUTE_RESOLVED);
     }
 
-    /** Listens for connect requests on the bound address; they arrive as {@link CmEventType#CONNECT_REQUEST}. */
+    /**
+     * Listens for connect requests on the bound address; they arrive as {@link CmEventType#CONNECT_REQUEST}.
+     *
+     * @param backlog how many requests may wait to be accepted (0: the kernel's maximum)
+     * @throws RdmaException            if {@code rdma_listen} fails, e.g. when the id is not bound
+     * @throws IllegalArgumentException if {@code backlog} is negative
+     * @throws IllegalStateException if the id is closed
+     */
     public void listen(int backlog) throws RdmaException {
         guard.checkOpen();
         if (backlog < 0) {
@@ -204,6 +245,14 @@ public final class CmId implements AutoCloseable {
      * Sends a connect request (or, on the UDP port space, a service-ID request) to the resolved peer
      * ({@code rdma_connect}); ends with {@link CmEventType#ESTABLISHED}, or {@link CmEventType#REJECTED},
      * {@link CmEventType#UNREACHABLE} or {@link CmEventType#CONNECT_ERROR}.
+     *
+     * @param parameters what this side offers, and its private data (at most
+     *     {@link ConnectionParameters#MAX_CONNECT_DATA} bytes, {@link ConnectionParameters#MAX_UD_REQUEST_DATA} on
+     *     the UDP port space)
+     * @throws RdmaException            if {@code rdma_connect} fails, e.g. before the route is resolved or without a
+     *     queue pair
+     * @throws IllegalArgumentException if the private data is too long
+     * @throws IllegalStateException if the id is closed
      */
     public void connect(ConnectionParameters parameters) throws RdmaException {
         guard.checkOpen();
@@ -214,7 +263,15 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** Accepts the connect request this id came with ({@code rdma_accept}); ends with {@link CmEventType#ESTABLISHED}. */
+    /**
+     * Accepts the connect request this id came with ({@code rdma_accept}); ends with {@link CmEventType#ESTABLISHED}.
+     *
+     * @param parameters what this side offers, and its private data (at most
+     *     {@link ConnectionParameters#MAX_ACCEPT_DATA} bytes)
+     * @throws RdmaException            if {@code rdma_accept} fails
+     * @throws IllegalArgumentException if the private data is too long
+     * @throws IllegalStateException if the id is closed
+     */
     public void accept(ConnectionParameters parameters) throws RdmaException {
         guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -223,7 +280,14 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** Rejects the connect request this id came with, telling the peer {@code privateData} ({@code rdma_reject}). */
+    /**
+     * Rejects the connect request this id came with, telling the peer {@code privateData} ({@code rdma_reject}).
+     *
+     * @param privateData bytes for the peer (at most {@link ConnectionParameters#MAX_REJECT_DATA}), or {@code null}
+     * @throws RdmaException            if {@code rdma_reject} fails
+     * @throws IllegalArgumentException if the private data is too long
+     * @throws IllegalStateException if the id is closed
+     */
     public void reject(byte[] privateData) throws RdmaException {
         guard.checkOpen();
         byte[] data = privateData == null ? new byte[0] : privateData;
@@ -242,6 +306,9 @@ public final class CmId implements AutoCloseable {
      * Disconnects ({@code rdma_disconnect}): the queue pair goes to the error state, flushing what is outstanding.
      * The peer gets {@link CmEventType#DISCONNECTED} and answers by calling {@code disconnect()} itself; only then
      * (or after the CM's timeout) does this side get its {@link CmEventType#DISCONNECTED}.
+     *
+     * @throws RdmaException if {@code rdma_disconnect} fails, e.g. {@code EINVAL} when not connected
+     * @throws IllegalStateException if the id is closed
      */
     public void disconnect() throws RdmaException {
         guard.checkOpen();
@@ -252,13 +319,23 @@ public final class CmId implements AutoCloseable {
      * Tells the connection manager about {@code event} on this id's queue pair ({@code rdma_notify}): typically
      * {@link AsyncEventType#COMM_EST}, when data arrived on the passive side before {@link CmEventType#ESTABLISHED},
      * which lets the connection manager complete the connection at once.
+     *
+     * @param event the queue pair's async event
+     * @throws RdmaException if {@code rdma_notify} fails
+     * @throws IllegalStateException if the id is closed
      */
     public void notify(AsyncEventType event) throws RdmaException {
         guard.checkOpen();
         Cm.check("rdma_notify", NOTIFY, null, id, event.value());
     }
 
-    /** Moves this id to {@code to}: its later events arrive there ({@code rdma_migrate_id}). */
+    /**
+     * Moves this id to {@code to}: its later events arrive there ({@code rdma_migrate_id}).
+     *
+     * @param to the new channel; it becomes the id's parent in place of the old one
+     * @throws RdmaException if {@code rdma_migrate_id} fails (the id stays where it was)
+     * @throws IllegalStateException if the id or {@code to} is closed
+     */
     public void migrate(EventChannel to) throws RdmaException {
         guard.checkOpen();
         EventChannel from = channel;
@@ -274,6 +351,10 @@ public final class CmId implements AutoCloseable {
      * Joins the multicast group {@code group} ({@code rdma_join_multicast}); ends with
      * {@link CmEventType#MULTICAST_JOIN}, whose {@link CmEvent#datagram()} addresses the group. A queue pair created
      * through this id is attached to the group then.
+     *
+     * @param group the group's IP multicast address
+     * @throws RdmaException if {@code rdma_join_multicast} fails to start, e.g. before the id is bound or resolved
+     * @throws IllegalStateException if the id is closed
      */
     public void joinMulticast(InetSocketAddress group) throws RdmaException {
         guard.checkOpen();
@@ -283,7 +364,13 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** Leaves multicast group {@code group} ({@code rdma_leave_multicast}). */
+    /**
+     * Leaves multicast group {@code group} ({@code rdma_leave_multicast}).
+     *
+     * @param group a group joined before
+     * @throws RdmaException if {@code rdma_leave_multicast} fails
+     * @throws IllegalStateException if the id is closed
+     */
     public void leaveMulticast(InetSocketAddress group) throws RdmaException {
         guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -291,12 +378,26 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** Whether the bound port may be reused while earlier connections on it wait out their time ({@code RDMA_OPTION_ID_REUSEADDR}). */
+    /**
+     * Whether the bound port may be reused while earlier connections on it wait out their time
+     * ({@code RDMA_OPTION_ID_REUSEADDR}).
+     *
+     * @param on whether to allow it; set it before {@link #bind}
+     * @throws RdmaException if {@code rdma_set_option} fails
+     * @throws IllegalStateException if the id is closed
+     */
     public void setReuseAddress(boolean on) throws RdmaException {
         setOption(rdma_cma_h.RDMA_OPTION_ID_REUSEADDR(), on ? 1 : 0, 4);
     }
 
-    /** The IP type of service of this id's traffic ({@code RDMA_OPTION_ID_TOS}, 0-255). */
+    /**
+     * The IP type of service of this id's traffic ({@code RDMA_OPTION_ID_TOS}, 0-255).
+     *
+     * @param tos the type of service byte; set it before resolving the route
+     * @throws RdmaException            if {@code rdma_set_option} fails
+     * @throws IllegalArgumentException if {@code tos} is not in 0..255
+     * @throws IllegalStateException if the id is closed
+     */
     public void setTypeOfService(int tos) throws RdmaException {
         if (tos < 0 || tos > 255) {
             throw new IllegalArgumentException("type of service is a byte: " + tos);
@@ -304,7 +405,15 @@ public final class CmId implements AutoCloseable {
         setOption(rdma_cma_h.RDMA_OPTION_ID_TOS(), tos, 1);
     }
 
-    /** The QP ACK timeout exponent (4.096 us * 2^timeout) the connection manager sets ({@code RDMA_OPTION_ID_ACK_TIMEOUT}). */
+    /**
+     * The QP ACK timeout exponent (4.096 us * 2^timeout) the connection manager sets
+     * ({@code RDMA_OPTION_ID_ACK_TIMEOUT}).
+     *
+     * @param exponent 0..31
+     * @throws RdmaException            if {@code rdma_set_option} fails
+     * @throws IllegalArgumentException if {@code exponent} is not in 0..31
+     * @throws IllegalStateException if the id is closed
+     */
     public void setAckTimeout(int exponent) throws RdmaException {
         if (exponent < 0 || exponent > 31) {
             throw new IllegalArgumentException("ACK timeout exponent must be in 0..31, not " + exponent);
@@ -328,7 +437,14 @@ public final class CmId implements AutoCloseable {
     /**
      * Waits for the next event about this id and returns it if it is one of {@code expected}.
      *
+     * @param timeout  how long to wait; {@code null} waits forever
+     * @param expected the event types that count as success (with status 0)
+     * @return the event
      * @throws CmEventException if another event came (a failure, or e.g. a disconnect), or none within {@code timeout}
+     * @throws RdmaException    if reading the channel fails
+     * @throws InterruptedException if the waiting thread is interrupted
+     * @throws IllegalArgumentException if no type is given
+     * @throws IllegalStateException    if the id or its channel is closed
      */
     public CmEvent await(Duration timeout, CmEventType... expected) throws RdmaException, InterruptedException {
         if (expected.length == 0) {
@@ -365,6 +481,13 @@ public final class CmId implements AutoCloseable {
      * Creates this id's queue pair as {@code builder} describes it ({@code rdma_create_qp}); the connection manager
      * moves it through its states on connect and accept (a UD one is ready to send at once). The builder's protection
      * domain and completion queues must come from {@link #context()}. Close the queue pair before the id.
+     *
+     * @param builder the queue pair's description; {@link QueuePair.Builder#create()} is not called
+     * @return the queue pair, a child of this id as well as of the builder's objects
+     * @throws RdmaException            if {@code rdma_create_qp} fails, e.g. for a protection domain of another
+     *     context
+     * @throws IllegalArgumentException if the builder's objects do not fit together
+     * @throws IllegalStateException    if the id is closed or already has an open queue pair
      */
     public QueuePair createQueuePair(QueuePair.Builder builder) throws RdmaException {
         guard.checkOpen();
@@ -393,15 +516,21 @@ public final class CmId implements AutoCloseable {
         return created;
     }
 
-    /** The queue pair created through this id, or null. */
+    /**
+     * The queue pair created through this id, or null.
+     *
+     * @return the open queue pair, or {@code null} if there is none or it was closed
+     */
     public QueuePair queuePair() {
         QueuePair q = qp;
         return q == null || q.isClosed() ? null : q;
     }
 
     /**
-     * The device context this id is bound to: objects for its queue pair come from here.
+     * The device context this id is bound to: objects for its queue pair come from here. librdmacm opened it and keeps
+     * it open; the same {@link Context} object is returned for every id on that device.
      *
+     * @return the context
      * @throws IllegalStateException before the id is bound to a device (by bind to a device address, resolve, or a
      *                               connect request)
      */
@@ -415,28 +544,52 @@ public final class CmId implements AutoCloseable {
         return VerbsBridge.hooks().adopt(verbs);
     }
 
-    /** The device port this id uses (0 before it is bound to one). */
+    /**
+     * The device port this id uses (0 before it is bound to one).
+     *
+     * @return the port number, from 1, or 0
+     * @throws IllegalStateException if the id is closed
+     */
     public int portNumber() {
         guard.checkOpen();
         return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
     }
 
+    /**
+     * The port space the id was created in.
+     *
+     * @return the port space
+     */
     public PortSpace portSpace() {
         return portSpace;
     }
 
-    /** The channel its events arrive on. */
+    /**
+     * The channel its events arrive on.
+     *
+     * @return the current channel (see {@link #migrate})
+     */
     public EventChannel channel() {
         return channel;
     }
 
-    /** The local address and port (null before bind or resolve). */
+    /**
+     * The local address and port (null before bind or resolve).
+     *
+     * @return the local address
+     * @throws IllegalStateException if the id is closed
+     */
     public InetSocketAddress localAddress() {
         guard.checkOpen();
         return Sockaddrs.read(rdma_addr.src_storage(rdma_route.addr(rdma_cm_id.route(id))));
     }
 
-    /** The peer's address and port (null before resolve or a connect request). */
+    /**
+     * The peer's address and port (null before resolve or a connect request).
+     *
+     * @return the peer's address
+     * @throws IllegalStateException if the id is closed
+     */
     public InetSocketAddress peerAddress() {
         guard.checkOpen();
         return Sockaddrs.read(rdma_addr.dst_storage(rdma_route.addr(rdma_cm_id.route(id))));
@@ -455,7 +608,7 @@ public final class CmId implements AutoCloseable {
         IDS.remove(id.address());
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

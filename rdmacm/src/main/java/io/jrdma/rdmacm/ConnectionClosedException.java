@@ -6,9 +6,7 @@ import io.jrdma.ibverbs.RdmaException;
  * An {@link RdmaConnection} operation found the connection closed: by the peer (a disconnect, or its process died)
  * or by this side. What was in flight did not complete.
  *
- * <pre>{@code
- * try { byte[] m = connection.receive(timeout); } catch (ConnectionClosedException e) { reconnect(); }
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=closed}
  */
 public final class ConnectionClosedException extends RdmaException {
     private static final long serialVersionUID = 1L;

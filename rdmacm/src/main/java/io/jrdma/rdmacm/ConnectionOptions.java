@@ -4,9 +4,7 @@ package io.jrdma.rdmacm;
  * How an {@link RdmaConnection} is set up: the largest message {@link RdmaConnection#send} takes, the depths of its
  * queues, how many RDMA reads and atomics may be outstanding, and private data for the peer's application.
  *
- * <pre>{@code
- * ConnectionOptions opts = ConnectionOptions.defaults().withMaxMessageSize(64 * 1024).withPrivateData(token);
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=options}
  *
  * @param maxMessageSize the largest message in bytes (1 to 16 MiB)
  * @param sendDepth      send requests outstanding at once (at least 2)
@@ -16,6 +14,11 @@ package io.jrdma.rdmacm;
  */
 public record ConnectionOptions(int maxMessageSize, int sendDepth, int receiveDepth, int readDepth,
                                 byte[] privateData) {
+    /**
+     * Checks the ranges and copies the private data ({@code null} means none).
+     *
+     * @throws IllegalArgumentException if a value is out of the ranges above
+     */
     public ConnectionOptions {
         if (maxMessageSize < 1 || maxMessageSize > 16 << 20) {
             throw new IllegalArgumentException("maxMessageSize must be 1 to 16 MiB, not " + maxMessageSize);
@@ -34,23 +37,54 @@ public record ConnectionOptions(int maxMessageSize, int sendDepth, int receiveDe
         }
     }
 
-    /** 4 KiB messages, 16 sends and 16 receives in flight, 4 reads or atomics, no private data. */
+    /**
+     * 4 KiB messages, 16 sends and 16 receives in flight, 4 reads or atomics, no private data.
+     *
+     * @return the default options
+     */
     public static ConnectionOptions defaults() {
         return new ConnectionOptions(4096, 16, 16, 4, null);
     }
 
+    /**
+     * A copy with another largest message.
+     *
+     * @param bytes the largest message in bytes, 1 to 16 MiB
+     * @return the new options
+     * @throws IllegalArgumentException if {@code bytes} is out of range
+     */
     public ConnectionOptions withMaxMessageSize(int bytes) {
         return new ConnectionOptions(bytes, sendDepth, receiveDepth, readDepth, privateData);
     }
 
+    /**
+     * A copy with other queue depths.
+     *
+     * @param send    send requests outstanding at once, at least 2
+     * @param receive messages buffered for the application, at least 2
+     * @return the new options
+     * @throws IllegalArgumentException if a depth is less than 2
+     */
     public ConnectionOptions withDepths(int send, int receive) {
         return new ConnectionOptions(maxMessageSize, send, receive, readDepth, privateData);
     }
 
+    /**
+     * A copy with other private data.
+     *
+     * @param data the bytes, at most {@link ConnectionParameters#MAX_CONNECT_DATA}; {@code null} for none
+     * @return the new options
+     * @throws IllegalArgumentException if {@code data} is too long
+     */
     public ConnectionOptions withPrivateData(byte[] data) {
         return new ConnectionOptions(maxMessageSize, sendDepth, receiveDepth, readDepth, data);
     }
 
+    /**
+     * The private data.
+     *
+     * @return a copy
+     */
     @Override
     public byte[] privateData() {
         return privateData.clone();

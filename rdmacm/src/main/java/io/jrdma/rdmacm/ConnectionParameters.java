@@ -10,9 +10,7 @@ import java.lang.foreign.ValueLayout;
  * What a side of a connection offers ({@code struct rdma_conn_param}): RDMA read/atomic depths, retry counts,
  * whether it receives through an SRQ, and private data for the peer's application.
  *
- * <pre>{@code
- * id.connect(ConnectionParameters.defaults().withPrivateData("hello".getBytes()).withRnrRetryCount(7));
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=parameters}
  *
  * @param responderResources RDMA reads and atomics this side accepts at once from the peer (0-255)
  * @param initiatorDepth     RDMA reads and atomics this side has outstanding at once towards the peer (0-255)
@@ -35,6 +33,12 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
     /** Private data bytes a UD (SIDR) request carries on the UDP port space. */
     public static final int MAX_UD_REQUEST_DATA = 180;
 
+    /**
+     * Checks the ranges and copies the private data ({@code null} means none).
+     *
+     * @throws IllegalArgumentException if a value is out of the ranges above, or the private data is longer than
+     *     {@link #MAX_ACCEPT_DATA}
+     */
     public ConnectionParameters {
         byte8("responderResources", responderResources);
         byte8("initiatorDepth", initiatorDepth);
@@ -54,41 +58,90 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
     /**
      * One outstanding read or atomic each way, 6 transport retries (Soft-RoCE takes 7 for "forever", so a peer that
      * died would never fail a send), 7 RNR retries (forever, as the verbs define it), no private data.
+     *
+     * @return the default parameters
      */
     public static ConnectionParameters defaults() {
         return new ConnectionParameters(1, 1, 0, 6, 7, false, 0, null);
     }
 
+    /**
+     * A copy with other read/atomic depths.
+     *
+     * @param responderResources reads and atomics accepted at once from the peer, 0-255
+     * @param initiatorDepth     reads and atomics outstanding at once towards the peer, 0-255
+     * @return the new parameters
+     * @throws IllegalArgumentException if a value is out of range
+     */
     public ConnectionParameters withResources(int responderResources, int initiatorDepth) {
         return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
                 srq, qpNumber, privateData);
     }
 
+    /**
+     * A copy with another transport retry count.
+     *
+     * @param retryCount 0-7; 7 makes Soft-RoCE retry forever
+     * @return the new parameters
+     * @throws IllegalArgumentException if the value is out of range
+     */
     public ConnectionParameters withRetryCount(int retryCount) {
         return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
                 srq, qpNumber, privateData);
     }
 
+    /**
+     * A copy with another receiver-not-ready retry count.
+     *
+     * @param rnrRetryCount 0-7, 7 = forever
+     * @return the new parameters
+     * @throws IllegalArgumentException if the value is out of range
+     */
     public ConnectionParameters withRnrRetryCount(int rnrRetryCount) {
         return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
                 srq, qpNumber, privateData);
     }
 
+    /**
+     * A copy that says whether this side receives through a shared receive queue.
+     *
+     * @param srq whether it does
+     * @return the new parameters
+     */
     public ConnectionParameters withSrq(boolean srq) {
         return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
                 srq, qpNumber, privateData);
     }
 
+    /**
+     * A copy naming the queue pair, for one not created through the id.
+     *
+     * @param qpNumber the 24-bit queue pair number
+     * @return the new parameters
+     * @throws IllegalArgumentException if it is over 24 bits
+     */
     public ConnectionParameters withQpNumber(int qpNumber) {
         return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
                 srq, qpNumber, privateData);
     }
 
+    /**
+     * A copy with other private data; each call checks it against what it carries.
+     *
+     * @param privateData the bytes, or {@code null} for none
+     * @return the new parameters
+     * @throws IllegalArgumentException if longer than {@link #MAX_ACCEPT_DATA}
+     */
     public ConnectionParameters withPrivateData(byte[] privateData) {
         return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
                 srq, qpNumber, privateData);
     }
 
+    /**
+     * The private data.
+     *
+     * @return a copy
+     */
     @Override
     public byte[] privateData() {
         return privateData.clone();

@@ -31,13 +31,7 @@ import java.util.function.Consumer;
  * dropped without {@link #close()} is reported (a warning naming it and its ids still open, each with where it was
  * created) and released with them.
  *
- * <pre>{@code
- * try (EventChannel channel = EventChannel.create();
- *      CmId id = CmId.create(channel, PortSpace.TCP)) {
- *     id.resolve(new InetSocketAddress("10.0.0.2", 7471), Duration.ofSeconds(2));
- *     ...
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=event-channel}
  */
 @SuppressWarnings("restricted")
 public final class EventChannel implements AutoCloseable {
@@ -76,12 +70,23 @@ public final class EventChannel implements AutoCloseable {
         });
     }
 
-    /** Creates an event channel ({@code rdma_create_event_channel}). */
+    /**
+     * Creates an event channel ({@code rdma_create_event_channel}).
+     *
+     * @return the new channel, a root: close it after its ids
+     * @throws RdmaException if {@code rdma_create_event_channel} fails, e.g. when {@code /dev/infiniband/rdma_cm} is
+     *     missing (no {@code rdma_ucm} kernel module)
+     */
     public static EventChannel create() throws RdmaException {
         return new EventChannel(Verbs.pointer("rdma_create_event_channel", CREATE));
     }
 
-    /** The channel's file descriptor, readable when an event is waiting: for your own poll/epoll loop. */
+    /**
+     * The channel's file descriptor, readable when an event is waiting: for your own poll/epoll loop.
+     *
+     * @return the descriptor, non-blocking; the channel owns it: do not close it
+     * @throws IllegalStateException if the channel is closed
+     */
     public int fileDescriptor() {
         guard.checkOpen();
         return fd;
@@ -90,6 +95,12 @@ public final class EventChannel implements AutoCloseable {
     /**
      * The next event of any of this channel's ids, or null if none comes within {@code timeout} ({@code null}:
      * wait forever).
+     *
+     * @param timeout how long to wait; {@code null} waits forever
+     * @return the event, already acknowledged, or {@code null}
+     * @throws RdmaException         if {@code rdma_get_cm_event} fails
+     * @throws InterruptedException  if the waiting thread is interrupted
+     * @throws IllegalStateException if the channel is closed, also while waiting
      */
     public CmEvent poll(Duration timeout) throws RdmaException, InterruptedException {
         return next(null, timeout);
@@ -99,7 +110,9 @@ public final class EventChannel implements AutoCloseable {
      * Runs {@code handler} for every event of this channel on a new daemon thread, until the channel closes or the
      * handler throws. Do not also {@link #poll} a channel that has an event loop.
      *
+     * @param handler called on the loop's thread, one event at a time
      * @return the loop's thread
+     * @throws IllegalStateException if the channel is closed or already has an event loop
      */
     public Thread startEventLoop(Consumer<CmEvent> handler) {
         // Under the guard's lock, which close holds too: a loop is either started before close looks for it or
@@ -259,7 +272,7 @@ public final class EventChannel implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return guard.isClosed();
     }

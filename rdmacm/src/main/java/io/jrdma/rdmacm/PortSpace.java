@@ -8,12 +8,17 @@ import static io.jrdma.bindings.rdmacm.rdma_cma_h.*;
  * The port space of a connection-manager id ({@code enum rdma_port_space}): TCP for reliable connections, UDP for
  * datagrams (and multicast), IB for native InfiniBand service IDs.
  *
- * <pre>{@code
- * CmId id = CmId.create(channel, PortSpace.UDP);   // a UD queue pair will go with it
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=port-space}
  */
 public enum PortSpace {
-    TCP(RDMA_PS_TCP()), UDP(RDMA_PS_UDP()), IB(RDMA_PS_IB()), IPOIB(RDMA_PS_IPOIB());
+    /** Reliable connections (RC queue pairs), addressed like TCP ports. */
+    TCP(RDMA_PS_TCP()),
+    /** Datagrams (UD queue pairs) and multicast, addressed like UDP ports. */
+    UDP(RDMA_PS_UDP()),
+    /** Any queue pair type, under native InfiniBand service IDs. */
+    IB(RDMA_PS_IB()),
+    /** IP over InfiniBand's port space (used by the kernel; rarely by applications). */
+    IPOIB(RDMA_PS_IPOIB());
 
     private final int value;
 
@@ -21,6 +26,7 @@ public enum PortSpace {
         this.value = value;
     }
 
+    /** {@return the C value} */
     public int value() {
         return value;
     }

@@ -33,15 +33,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * It owns its protection domain, completion queues, queue pair and the buffers it registers; closing it tells the
  * peer and releases them all. Safe to use from several threads (operations of one kind run one at a time).
  *
- * <pre>{@code
- * try (RdmaConnection c = RdmaConnection.connect(new InetSocketAddress("10.0.0.2", 7471),
- *         ConnectionOptions.defaults(), Duration.ofSeconds(5))) {
- *     c.send("hello".getBytes());
- *     MemoryRegion local = c.register(1 << 20, Access.LOCAL_WRITE);
- *     RemoteRegion peer = c.awaitRemoteRegion(Duration.ofSeconds(5));
- *     c.read(local, 0, peer, 0, 1 << 20);
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=connection}
  */
 public final class RdmaConnection implements AutoCloseable {
     private static final byte DATA = 0;
@@ -118,8 +110,14 @@ public final class RdmaConnection implements AutoCloseable {
      * Connects to the {@link RdmaListener} at {@code server}: resolves it, sets up this side and waits until the
      * connection is established, all within {@code timeout}.
      *
+     * @param server  the listener's address
+     * @param options how this side is set up, and the private data sent to the server
+     * @param timeout the time the whole connect may take
+     * @return the established connection, which the caller closes
      * @throws CmEventException if the address or route does not resolve, the server rejects or cannot be reached,
      *                          or it does not answer in time
+     * @throws RdmaException    if setting up this side fails
+     * @throws InterruptedException if the waiting thread is interrupted (nothing is left open)
      */
     public static RdmaConnection connect(InetSocketAddress server, ConnectionOptions options, Duration timeout)
             throws RdmaException, InterruptedException {
@@ -224,20 +222,38 @@ public final class RdmaConnection implements AutoCloseable {
         disconnected.countDown();
     }
 
-    /** The private data the peer sent with its connect request or its accept (padded by the CM to its message size). */
+    /**
+     * The private data the peer sent with its connect request or its accept (padded by the CM to its message size).
+     *
+     * @return a copy of the bytes
+     */
     public byte[] peerPrivateData() {
         return peerPrivateData.clone();
     }
 
+    /**
+     * This side's address and port.
+     *
+     * @return the local address
+     */
     public InetSocketAddress localAddress() {
         return local;
     }
 
+    /**
+     * The peer's address and port.
+     *
+     * @return the peer's address
+     */
     public InetSocketAddress peerAddress() {
         return peer;
     }
 
-    /** Whether the connection can still carry traffic: not closed by either side, not broken by an error. */
+    /**
+     * Whether the connection can still carry traffic: not closed by either side, not broken by an error.
+     *
+     * @return whether it is open
+     */
     public boolean isOpen() {
         return !peerClosed && broken == null && !isClosing();
     }
@@ -250,6 +266,13 @@ public final class RdmaConnection implements AutoCloseable {
      * Registers {@code size} bytes of new memory in this connection's protection domain, released with the
      * connection. Give {@link Access#REMOTE_READ}, {@link Access#REMOTE_WRITE} or {@link Access#REMOTE_ATOMIC} (with
      * {@link Access#LOCAL_WRITE}) for regions the peer will access, then {@link #advertise} them.
+     *
+     * @param size   the number of bytes
+     * @param access the region's rights; none for a region only sent from
+     * @return the region; the connection closes it, or the caller may close it earlier
+     * @throws RdmaException            if the registration fails
+     * @throws IllegalArgumentException if {@code size} is not positive or the rights are inconsistent
+     * @throws IllegalStateException    if the connection is closed
      */
     public MemoryRegion register(long size, Access... access) throws RdmaException {
         MemoryRegion mr;
@@ -261,7 +284,15 @@ public final class RdmaConnection implements AutoCloseable {
         return mr;
     }
 
-    /** Sends the descriptor of {@code region} (address, remote key, length) to the peer's {@link #awaitRemoteRegion}. */
+    /**
+     * Sends the descriptor of {@code region} (address, remote key, length) to the peer's {@link #awaitRemoteRegion}.
+     *
+     * @param region a region of this connection ({@link #register})
+     * @throws RdmaException            if the send fails
+     * @throws IllegalArgumentException if the region was not registered by this connection
+     * @throws ConnectionClosedException if either side closed the connection, or an earlier failure broke it
+     * @throws InterruptedException  if the waiting thread is interrupted
+     */
     public void advertise(MemoryRegion region) throws RdmaException, InterruptedException {
         if (region.protectionDomain() != pd) {
             throw new IllegalArgumentException(region + " is not registered with this connection: use register()");
@@ -277,6 +308,12 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * The next region the peer advertised, or null if none comes within {@code timeout}. Messages that arrive
      * meanwhile are kept for {@link #receive}.
+     *
+     * @param timeout how long to wait
+     * @return the peer's region, or {@code null}
+     * @throws RdmaException if the receive fails
+     * @throws ConnectionClosedException if either side closed the connection, or an earlier failure broke it
+     * @throws InterruptedException  if the waiting thread is interrupted
      */
     public RemoteRegion awaitRemoteRegion(Duration timeout) throws RdmaException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -293,12 +330,29 @@ public final class RdmaConnection implements AutoCloseable {
         }
     }
 
-    /** Sends {@code message} (at most {@link ConnectionOptions#maxMessageSize()} bytes) and waits until it is delivered. */
+    /**
+     * Sends {@code message} (at most {@link ConnectionOptions#maxMessageSize()} bytes) and waits until it is
+     * delivered.
+     *
+     * @param message the bytes; the array may be reused once this returns
+     * @throws RdmaException            if the send fails (the connection is then broken)
+     * @throws IllegalArgumentException if the message is longer than the maximum
+     * @throws ConnectionClosedException if either side closed the connection, or an earlier failure broke it
+     * @throws InterruptedException  if the waiting thread is interrupted
+     */
     public void send(byte[] message) throws RdmaException, InterruptedException {
         send(MemorySegment.ofArray(message));
     }
 
-    /** Sends the bytes of {@code message} (any segment, heap or native) and waits until they are delivered. */
+    /**
+     * Sends the bytes of {@code message} (any segment, heap or native) and waits until they are delivered.
+     *
+     * @param message the bytes, at most {@link ConnectionOptions#maxMessageSize()}; copied before it is sent
+     * @throws RdmaException            if the send fails (the connection is then broken)
+     * @throws IllegalArgumentException if the message is longer than the maximum
+     * @throws ConnectionClosedException if either side closed the connection, or an earlier failure broke it
+     * @throws InterruptedException  if the waiting thread is interrupted
+     */
     public void send(MemorySegment message) throws RdmaException, InterruptedException {
         sendTagged(DATA, message, "send");
     }
@@ -326,7 +380,10 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * The next message from the peer, or null if none comes within {@code timeout}.
      *
+     * @param timeout how long to wait
+     * @return the message, or {@code null}
      * @throws ConnectionClosedException if the connection closed (the peer's messages sent before are still returned)
+     * @throws InterruptedException      if the waiting thread is interrupted
      */
     public byte[] receive(Duration timeout) throws RdmaException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -366,13 +423,43 @@ public final class RdmaConnection implements AutoCloseable {
         return true;
     }
 
-    /** RDMA-writes {@code length} bytes of {@code local} at {@code localOffset} into {@code remote} at {@code remoteOffset}. */
+    /**
+     * RDMA-writes {@code length} bytes of {@code local} at {@code localOffset} into {@code remote} at
+     * {@code remoteOffset}.
+     *
+     * @param local        a region of this connection
+     * @param localOffset  the first local byte, from the start of {@code local}
+     * @param remote       a region the peer advertised with {@link Access#REMOTE_WRITE}
+     * @param remoteOffset the first remote byte, from the start of {@code remote}
+     * @param length       the number of bytes
+     * @throws RdmaException             if the operation fails, e.g. the peer's region lacks the right (the
+     *     connection is then broken)
+     * @throws IllegalArgumentException  if {@code local} is not this connection's
+     * @throws IndexOutOfBoundsException if a range is outside its region
+     * @throws ConnectionClosedException if either side closed the connection, or an earlier failure broke it
+     * @throws InterruptedException  if the waiting thread is interrupted
+     */
     public void write(MemoryRegion local, long localOffset, RemoteRegion remote, long remoteOffset, int length)
             throws RdmaException, InterruptedException {
         oneSided(SendOpcode.RDMA_WRITE, local, localOffset, remote, remoteOffset, length, "write");
     }
 
-    /** RDMA-reads {@code length} bytes of {@code remote} at {@code remoteOffset} into {@code local} at {@code localOffset}. */
+    /**
+     * RDMA-reads {@code length} bytes of {@code remote} at {@code remoteOffset} into {@code local} at
+     * {@code localOffset}.
+     *
+     * @param local        a region of this connection (registered with {@link Access#LOCAL_WRITE})
+     * @param localOffset  the first local byte, from the start of {@code local}
+     * @param remote       a region the peer advertised with {@link Access#REMOTE_READ}
+     * @param remoteOffset the first remote byte, from the start of {@code remote}
+     * @param length       the number of bytes
+     * @throws RdmaException             if the operation fails, e.g. the peer's region lacks the right (the
+     *     connection is then broken)
+     * @throws IllegalArgumentException  if {@code local} is not this connection's
+     * @throws IndexOutOfBoundsException if a range is outside its region
+     * @throws ConnectionClosedException if either side closed the connection, or an earlier failure broke it
+     * @throws InterruptedException  if the waiting thread is interrupted
+     */
     public void read(MemoryRegion local, long localOffset, RemoteRegion remote, long remoteOffset, int length)
             throws RdmaException, InterruptedException {
         oneSided(SendOpcode.RDMA_READ, local, localOffset, remote, remoteOffset, length, "read");
@@ -398,13 +485,36 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * Atomically replaces the 8 bytes of {@code remote} at {@code remoteOffset} with {@code swap} if they equal
      * {@code expected}; returns what they were.
+     *
+     * @param remote       a region the peer advertised with {@link Access#REMOTE_ATOMIC}
+     * @param remoteOffset the word's offset; the word must be 8-byte aligned
+     * @param expected     the value to compare with
+     * @param swap         the value written if equal
+     * @return the word before the operation
+     * @throws RdmaException            if the operation fails (the connection is then broken)
+     * @throws IllegalArgumentException if the word is not 8-byte aligned
+     * @throws IndexOutOfBoundsException if the word is outside the region
+     * @throws ConnectionClosedException if either side closed the connection, or an earlier failure broke it
+     * @throws InterruptedException  if the waiting thread is interrupted
      */
     public long compareAndSwap(RemoteRegion remote, long remoteOffset, long expected, long swap)
             throws RdmaException, InterruptedException {
         return atomic(SendOpcode.ATOMIC_CMP_AND_SWP, remote, remoteOffset, expected, swap, "compareAndSwap");
     }
 
-    /** Atomically adds {@code delta} to the 8 bytes of {@code remote} at {@code remoteOffset}; returns what they were. */
+    /**
+     * Atomically adds {@code delta} to the 8 bytes of {@code remote} at {@code remoteOffset}; returns what they were.
+     *
+     * @param remote       a region the peer advertised with {@link Access#REMOTE_ATOMIC}
+     * @param remoteOffset the word's offset; the word must be 8-byte aligned
+     * @param delta        the value to add
+     * @return the word before the addition
+     * @throws RdmaException            if the operation fails (the connection is then broken)
+     * @throws IllegalArgumentException if the word is not 8-byte aligned
+     * @throws IndexOutOfBoundsException if the word is outside the region
+     * @throws ConnectionClosedException if either side closed the connection, or an earlier failure broke it
+     * @throws InterruptedException  if the waiting thread is interrupted
+     */
     public long fetchAndAdd(RemoteRegion remote, long remoteOffset, long delta)
             throws RdmaException, InterruptedException {
         return atomic(SendOpcode.ATOMIC_FETCH_AND_ADD, remote, remoteOffset, delta, 0, "fetchAndAdd");
@@ -497,6 +607,8 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * Closes abruptly: the queue pair is put in error at once, flushing what is in flight, and the peer is told
      * without waiting for its answer.
+     *
+     * @throws RdmaException if releasing a resource fails (the rest are still released)
      */
     public void abort() throws RdmaException {
         shutDown(false);

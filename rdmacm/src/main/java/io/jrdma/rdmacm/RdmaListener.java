@@ -12,14 +12,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * Closing it while clients connect hangs nothing and loses nothing: requests not yet accepted are rejected, and
  * connections already accepted are unaffected.
  *
- * <pre>{@code
- * try (RdmaListener listener = RdmaListener.bind(new InetSocketAddress("10.0.0.2", 7471), ConnectionOptions.defaults())) {
- *     while (running) {
- *         RdmaConnection c = listener.accept(Duration.ofSeconds(1));   // null when nobody came
- *         if (c != null) Thread.startVirtualThread(() -> serve(c));
- *     }
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=listener}
+ *
+ * <p>where {@code serve} might share a region for the client to read:
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=serve}
  */
 public final class RdmaListener implements AutoCloseable {
     private static final Duration SLICE = Duration.ofMillis(100);
@@ -42,6 +38,12 @@ public final class RdmaListener implements AutoCloseable {
     /**
      * Listens on {@code address} (port 0: an ephemeral one, see {@link #localAddress()}); accepted connections use
      * {@code options}.
+     *
+     * @param address a local address of an RDMA device (the wildcard address listens on all of them)
+     * @param options how accepted connections are set up
+     * @return the listener
+     * @throws RdmaException if binding or listening fails, e.g. {@code EADDRINUSE}, or an address of no RDMA
+     *     device
      */
     public static RdmaListener bind(InetSocketAddress address, ConnectionOptions options) throws RdmaException {
         EventChannel events = EventChannel.create();
@@ -65,15 +67,24 @@ public final class RdmaListener implements AutoCloseable {
         }
     }
 
-    /** The address and port it listens on. */
+    /**
+     * The address and port it listens on.
+     *
+     * @return the bound address, with the port the system chose if 0 was asked
+     */
     public InetSocketAddress localAddress() {
         return local;
     }
 
     /**
      * The next client's connection, set up and established, or null if none came within {@code timeout}. A client
-     * whose connection could not be completed is skipped (it sees the error), and the wait goes on.
+     * whose connection could not be completed is skipped (it sees the error), and the wait goes on. Threads may
+     * accept at once; they take turns.
      *
+     * @param timeout how long to wait
+     * @return the established connection, which the caller closes, or {@code null}
+     * @throws RdmaException         if setting up an accepted connection fails on this side
+     * @throws InterruptedException  if the waiting thread is interrupted
      * @throws IllegalStateException if the listener is closed, also while waiting
      */
     public RdmaConnection accept(Duration timeout) throws RdmaException, InterruptedException {

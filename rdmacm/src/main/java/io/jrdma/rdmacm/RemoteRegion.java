@@ -6,10 +6,7 @@ import io.jrdma.ibverbs.MemoryRegion;
  * A peer's memory region as it advertised it: the address, remote key and length that one-sided reads, writes and
  * atomics of an {@link RdmaConnection} target.
  *
- * <pre>{@code
- * RemoteRegion peer = connection.awaitRemoteRegion(Duration.ofSeconds(5));
- * connection.write(local, 0, peer, 0, 4096);
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=remote-region}
  *
  * @param address   the region's start address in the peer
  * @param remoteKey its remote key
@@ -19,13 +16,24 @@ public record RemoteRegion(long address, int remoteKey, long length) {
     /** Bytes a descriptor takes on the wire: address, key, length. */
     static final int WIRE_BYTES = 20;
 
+    /**
+     * Checks the length.
+     *
+     * @throws IllegalArgumentException if {@code length} is not positive
+     */
     public RemoteRegion {
         if (length <= 0) {
             throw new IllegalArgumentException("a remote region has a positive length, not " + length);
         }
     }
 
-    /** The descriptor of local region {@code mr}, for its peer. */
+    /**
+     * The descriptor of local region {@code mr}, for its peer.
+     *
+     * @param mr a region registered with the remote rights the peer needs
+     * @return its address, remote key and length
+     * @throws IllegalStateException if the region is closed
+     */
     public static RemoteRegion of(MemoryRegion mr) {
         return new RemoteRegion(mr.address(), mr.remoteKey(), mr.length());
     }

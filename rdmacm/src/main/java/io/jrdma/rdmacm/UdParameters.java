@@ -15,11 +15,7 @@ import java.lang.foreign.ValueLayout;
  * pair number and Q_Key, and the address vector to build an address handle from. For a multicast join the queue pair
  * number is {@code 0xFFFFFF}.
  *
- * <pre>{@code
- * UdParameters ud = id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED).datagram();
- * AddressHandle ah = ud.createAddressHandle(pd);
- * wr.datagram(ah, ud.qpNumber(), ud.qkey());
- * }</pre>
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=datagram}
  *
  * @param qpNumber      remote queue pair number
  * @param qkey          the Q_Key datagrams to it must carry
@@ -27,6 +23,11 @@ import java.lang.foreign.ValueLayout;
  * @param addressVector the native {@code struct ibv_ah_attr} of the path to the peer or group
  */
 public record UdParameters(int qpNumber, int qkey, byte[] privateData, byte[] addressVector) {
+    /**
+     * Checks the address vector's size and copies the arrays.
+     *
+     * @throws IllegalArgumentException if {@code addressVector} is not the size of {@code struct ibv_ah_attr}
+     */
     public UdParameters {
         if (addressVector.length != ibv_ah_attr.sizeof()) {
             throw new IllegalArgumentException("an address vector (struct ibv_ah_attr) is " + ibv_ah_attr.sizeof()
@@ -36,18 +37,33 @@ public record UdParameters(int qpNumber, int qkey, byte[] privateData, byte[] ad
         addressVector = addressVector.clone();
     }
 
+    /**
+     * What the peer's application sent along.
+     *
+     * @return a copy
+     */
     @Override
     public byte[] privateData() {
         return privateData.clone();
     }
 
-    /** The native {@code struct ibv_ah_attr} bytes. */
+    /**
+     * The native {@code struct ibv_ah_attr} bytes.
+     *
+     * @return a copy
+     */
     @Override
     public byte[] addressVector() {
         return addressVector.clone();
     }
 
-    /** An address handle for this destination in {@code pd}, which must be on the id's device. */
+    /**
+     * An address handle for this destination in {@code pd}, which must be on the id's device.
+     *
+     * @param pd a protection domain of the id's context ({@link CmId#context()})
+     * @return the new address handle, a child of {@code pd}
+     * @throws RdmaException if {@code ibv_create_ah} fails
+     */
     public AddressHandle createAddressHandle(ProtectionDomain pd) throws RdmaException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = ibv_ah_attr.allocate(arena);

@@ -295,7 +295,7 @@ public final class ResourceGuard {
         }
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return closed;
     }

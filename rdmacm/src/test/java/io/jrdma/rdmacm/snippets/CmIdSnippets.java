@@ -1,0 +1,113 @@
+package io.jrdma.rdmacm.snippets;
+
+import io.jrdma.ibverbs.AddressHandle;
+import io.jrdma.ibverbs.CompletionQueue;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.rdmacm.AddressInfo;
+import io.jrdma.rdmacm.CmEvent;
+import io.jrdma.rdmacm.CmEventException;
+import io.jrdma.rdmacm.CmEventType;
+import io.jrdma.rdmacm.CmId;
+import io.jrdma.rdmacm.ConnectionParameters;
+import io.jrdma.rdmacm.EventChannel;
+import io.jrdma.rdmacm.PortSpace;
+import io.jrdma.rdmacm.UdParameters;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** Connection-manager ids and their events. */
+final class CmIdSnippets {
+
+    void activeSide(EventChannel channel) throws RdmaException, InterruptedException {
+        // @start region="active"
+        CmId id = CmId.create(channel, PortSpace.TCP);
+        id.resolve(new InetSocketAddress("10.0.0.2", 7471), Duration.ofSeconds(2));   // address, then route
+        ProtectionDomain pd = id.context().allocateProtectionDomain();
+        CompletionQueue cq = id.context().createCompletionQueue(64);
+        QueuePair qp = id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq));
+        id.connect(ConnectionParameters.defaults());
+        id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED);
+        // ... post on qp; at the end close qp, cq, pd, then the id, then the channel ...
+        // @end
+    }
+
+    void eventChannel() throws RdmaException, InterruptedException {
+        // @start region="event-channel"
+        try (EventChannel channel = EventChannel.create();
+             CmId id = CmId.create(channel, PortSpace.TCP)) {
+            id.resolve(new InetSocketAddress("10.0.0.2", 7471), Duration.ofSeconds(2));
+            // ...
+        }   // the id closes before its channel
+        // @end
+    }
+
+    void passiveSide(EventChannel channel, CmId listening) throws RdmaException, InterruptedException {
+        // @start region="cm-event"
+        CmEvent e = channel.poll(Duration.ofSeconds(1));   // null on timeout
+        if (e != null && e.type() == CmEventType.CONNECT_REQUEST) {
+            CmId id = e.id();                               // the new connection's id, on the same channel
+            // ... create its queue pair with id.createQueuePair(...) ...
+            id.accept(ConnectionParameters.defaults());
+        }
+        // @end
+    }
+
+    void eventType(CmEvent event) {
+        // @start region="event-type"
+        if (event.type() == CmEventType.REJECTED) {
+            System.err.println("the peer said no: " + event.rejectReason());
+        }
+        // @end
+    }
+
+    void failure(CmId id, ConnectionParameters params, Duration timeout) throws RdmaException, InterruptedException {
+        // @start region="event-exception"
+        try {
+            id.connect(params);
+            id.await(timeout, CmEventType.ESTABLISHED);
+        } catch (CmEventException e) {
+            if (e.event() != null && e.event().type() == CmEventType.REJECTED) {
+                System.err.println("rejected: " + e.event().rejectReason());
+            } else {
+                throw e;
+            }
+        }
+        // @end
+    }
+
+    void parameters(CmId id) throws RdmaException {
+        // @start region="parameters"
+        id.connect(ConnectionParameters.defaults()
+                .withPrivateData("hello".getBytes(StandardCharsets.UTF_8))   // the peer's CONNECT_REQUEST carries it
+                .withResources(4, 4));                                        // 4 RDMA READs in flight each way
+        // @end
+    }
+
+    void portSpace(EventChannel channel) throws RdmaException {
+        // @start region="port-space"
+        CmId id = CmId.create(channel, PortSpace.UDP);   // a UD queue pair will go with it
+        // @end
+    }
+
+    void addressInfo(EventChannel channel) throws RdmaException {
+        // @start region="address-info"
+        AddressInfo info = AddressInfo.lookup("10.0.0.2", "7471", false, PortSpace.TCP).getFirst();
+        CmId id = CmId.createEndpoint(info, channel);      // resolved: create its queue pair, then connect
+        // @end
+    }
+
+    void datagram(CmId id, ProtectionDomain pd, SendWorkRequest wr) throws RdmaException, InterruptedException {
+        // @start region="datagram"
+        // After id.connect(...) on the UDP port space, the peer's answer names its queue pair:
+        UdParameters ud = id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED).datagram();
+        AddressHandle ah = ud.createAddressHandle(pd);
+        wr.datagram(ah, ud.qpNumber(), ud.qkey());
+        // @end
+    }
+}
