@@ -44,6 +44,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * }
  * }</pre>
  */
+@SuppressWarnings("restricted") // it binds a test library of its own, as a provider would be bound
 public final class TestProvider implements AutoCloseable {
     /** Requests in the C baseline's chain ({@code CHAIN} in the C source). */
     public static final int CHAIN = 16;

@@ -25,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * real device before any idiomatic layer is involved.
  */
 @RdmaDeviceTest
+@SuppressWarnings("restricted") // it reads the raw bindings' pointers, as jrdma's own layer does
 class BindingsSmokeDeviceTest {
 
     @Test

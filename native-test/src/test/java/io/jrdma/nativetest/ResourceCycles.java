@@ -46,6 +46,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * Then, if blocks are outstanding, their callers. Arguments: device, cycles, then the kinds, run one after the
  * other (each count starts afresh).
  */
+@SuppressWarnings("restricted") // it binds the preloaded allocation counter
 final class ResourceCycles {
     static final int WARM_UP = 500;
 

@@ -15,6 +15,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * A real dma-buf for tests: anonymous shared memory exported through the kernel's {@code /dev/udmabuf}, so that
  * dma-buf registration is tried with what GPUs hand out rather than with an ordinary file.
  */
+@SuppressWarnings("restricted") // ioctl(2) on /dev/udmabuf has no Java API
 final class UserDmaBuf {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MethodHandle MEMFD_CREATE = libc("memfd_create", JAVA_INT, ADDRESS, JAVA_INT);
