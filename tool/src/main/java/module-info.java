@@ -1,0 +1,13 @@
+/** The jrdma command-line tool. */
+module io.jrdma.tool {
+    requires io.jrdma.ibverbs;
+    requires io.jrdma.rdmacm;
+    requires info.picocli;
+    /** jrdma perf waits for the JIT to go idle after a warm-up. */
+    requires java.management;
+    exports io.jrdma.tool;
+    /** picocli fills the commands' option fields by reflection. */
+    opens io.jrdma.tool to info.picocli;
+    opens io.jrdma.tool.perf to info.picocli;
+    opens io.jrdma.tool.pingpong to info.picocli;
+}
