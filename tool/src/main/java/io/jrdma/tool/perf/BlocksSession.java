@@ -1,19 +1,14 @@
 package io.jrdma.tool.perf;
 
-import io.jrdma.tool.Resources;
-
 import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.DeviceAttributes;
 import io.jrdma.ibverbs.MemoryRegion;
-import io.jrdma.ibverbs.ProtectionDomain;
-import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
-import io.jrdma.ibverbs.ThreadConfinement;
 import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.ibverbs.WorkCompletions;
 
@@ -54,7 +49,6 @@ final class BlocksSession implements AutoCloseable {
     private static final int OUTBOX_ACK = 64;
     private static final int OUTBOX = 72;
     private static final int RESULTS = 6;
-    private static final int CONTROL_BYTES = 128;
     private static final long DATA_ID = 1;
     private static final long CONTROL_ID = 2;
     private static final int SPINS_BEFORE_YIELD = 200;
@@ -69,7 +63,7 @@ final class BlocksSession implements AutoCloseable {
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final boolean cpuTime = threads.isCurrentThreadCpuTimeSupported() && threads.isThreadCpuTimeEnabled();
 
-    private final ProtectionDomain pd;
+    private final PerfResources resources;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
     private final QueuePair qp;
@@ -114,19 +108,12 @@ final class BlocksSession implements AutoCloseable {
         int sges = options.maxBlocks();
         data = new SendWorkRequest(sges);
         receive = new ReceiveWorkRequest(sges);
-        pd = ctx.allocateProtectionDomain();
-        try {
-            // One thread posts and polls: confined queues need no atomics on the data path.
-            sendCq = ctx.completionQueue(8).confinement(ThreadConfinement.CONFINED).create();
-            recvCq = ctx.completionQueue(8).confinement(ThreadConfinement.CONFINED).create();
-            qp = link.createQueuePair(pd.queuePair(QpType.RC).confinement(ThreadConfinement.CONFINED)
-                    .sendQueue(sendCq).receiveQueue(recvCq)
-                    .capacity(4, 4).sge(sges, sges));
-            mr = pd.allocate(control + CONTROL_BYTES, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-        } catch (Exception e) {
-            close();
-            throw e;
-        }
+        resources = PerfResources.open(link, 8, 8, qp -> qp.capacity(4, 4).sge(sges, sges), control,
+                Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+        sendCq = resources.sendCq();
+        recvCq = resources.recvCq();
+        qp = resources.qp();
+        mr = resources.mr();
         mem = mr.segment();
     }
 
@@ -398,6 +385,6 @@ final class BlocksSession implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        Resources.closeAll(qp, mr, sendCq, recvCq, pd);
+        resources.close();
     }
 }

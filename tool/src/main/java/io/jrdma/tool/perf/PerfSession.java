@@ -1,38 +1,29 @@
 package io.jrdma.tool.perf;
 
-import io.jrdma.tool.Resources;
-
 import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.MemoryRegion;
-import io.jrdma.ibverbs.ProtectionDomain;
-import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
-import io.jrdma.ibverbs.ThreadConfinement;
-import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.ibverbs.WorkCompletions;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * One {@code jrdma perf} connection and its measurements: the verbs objects, the data paths of each test and the
- * synchronization around them.
+ * One {@code jrdma perf} connection and its measurements: the data paths of each test, run between the barriers of
+ * its {@link PerfControl}.
  *
  * <p>Memory layout, the same on both sides: a source area (what this side writes or sends), a target area (what the
- * peer writes, sends or reads, and where reads and atomics land), then a small control area the peer RDMA-writes
- * into: a barrier generation, a stop count (duration mode), and the client's bandwidth results for the server to
- * print. Each size runs between two barriers, so a side never writes into memory the other is still clearing.
+ * peer writes, sends or reads, and where reads and atomics land), then the control area. Each size runs between two
+ * barriers, so a side never writes into memory the other is still clearing.
  *
  * <p>The timed loops allocate nothing: one reusable work request, one reusable completion array, busy polling, and
  * {@link System#nanoTime()} per iteration into arrays sized up front.
@@ -44,28 +35,13 @@ import java.util.concurrent.locks.LockSupport;
  * }</pre>
  */
 final class PerfSession implements AutoCloseable {
-    private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN);
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
-    private static final VarHandle LONG = BE_LONG.varHandle();
     private static final long DATA_ID = 1;
-    private static final long CONTROL_ID = -1;
-    private static final long PROBE_ID = -2;
-    /** How long a side waits at a barrier before checking that the peer is still there. */
-    private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
-    /** Control area offsets. */
-    private static final int BARRIER = 0;
-    private static final int STOP = 8;
-    private static final int RESULTS = 16;
-    private static final int RESULTS_BYTES = 32;
-    /** Where this side stages what it writes into the peer's control area (at the same offsets). */
-    private static final int OUTBOX = 64;
-    private static final int CONTROL_BYTES = 128;
     /** Receives kept posted for SEND tests (perftest's rx depth for bandwidth; a ping-pong needs one). */
     private static final int RX_DEPTH_BW = 512;
     private static final int RX_DEPTH_LAT = 16;
     /** perftest's default CQ moderation: one signaled send in this many, at most the tx depth. */
     private static final int CQ_MODERATION = 100;
-    private static final int SPINS_BEFORE_PARKING = 10_000;
     /**
      * The warm-up runs in this many parts. The end of a run takes branches its middle never does; the JIT compiles
      * those as traps, and the first part's end throws that code away: it is compiled again, with the end in its
@@ -88,10 +64,10 @@ final class PerfSession implements AutoCloseable {
     private final PerfTest test;
     private final boolean client;
     private final int area;
-    private final long control;
     private final int rxDepth;
 
-    private final ProtectionDomain pd;
+    private final PerfResources resources;
+    private final PerfControl control;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
     private final QueuePair qp;
@@ -100,8 +76,6 @@ final class PerfSession implements AutoCloseable {
     private final int maxInline;
 
     private final SendWorkRequest data = new SendWorkRequest(1);
-    private final SendWorkRequest controlWrite = new SendWorkRequest(1);
-    private final SendWorkRequest probe = new SendWorkRequest(0);
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
     private final WorkCompletions one = new WorkCompletions(1);
     private final WorkCompletions batch = new WorkCompletions(16);
@@ -110,7 +84,6 @@ final class PerfSession implements AutoCloseable {
 
     private long remoteBase;
     private int rkey;
-    private long generation;
 
     /**
      * Creates the verbs objects on the link's device.
@@ -125,29 +98,21 @@ final class PerfSession implements AutoCloseable {
         this.test = options.test();
         this.client = options.client();
         this.area = Math.max(64, (options.maxSize() + 63) & ~63);
-        this.control = 2L * area;
         this.rxDepth = test.verb() != PerfTest.Verb.SEND ? 1 : test.latency() ? RX_DEPTH_LAT : RX_DEPTH_BW;
         boolean perMessage = test.latency() || !options.noPeak();
         // The warm-up runs by count (never by time) and stamps like a measured run, which it is, untimed.
         int stamped = perMessage ? Math.max(1, options.mostIterations()) : 1;
         this.stamps = new long[stamped];
         this.completedAt = new long[perMessage && !test.latency() ? stamped : 1];
-        var ctx = link.context();
-        retries = TransportRetries.of(ctx.device().name());
-        pd = ctx.allocateProtectionDomain();
-        try {
-            // One thread posts and polls, as in perftest: confined queues need no atomics on the data path.
-            sendCq = ctx.completionQueue(options.txDepth() + 4).confinement(ThreadConfinement.CONFINED).create();
-            recvCq = ctx.completionQueue(rxDepth + 4).confinement(ThreadConfinement.CONFINED).create();
-            qp = link.createQueuePair(pd.queuePair(QpType.RC).confinement(ThreadConfinement.CONFINED)
-                    .sendQueue(sendCq).receiveQueue(recvCq)
-                    .capacity(options.txDepth() + 2, rxDepth).maxInlineData(options.inlineSize()));
-            mr = pd.allocate(control + CONTROL_BYTES, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
-                    Access.REMOTE_ATOMIC);
-        } catch (Exception e) {
-            close();
-            throw e;
-        }
+        retries = TransportRetries.of(link.context().device().name());
+        resources = PerfResources.open(link, options.txDepth() + 4, rxDepth + 4,
+                qp -> qp.capacity(options.txDepth() + 2, rxDepth).maxInlineData(options.inlineSize()), 2L * area,
+                Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC);
+        control = new PerfControl(link, resources);
+        sendCq = resources.sendCq();
+        recvCq = resources.recvCq();
+        qp = resources.qp();
+        mr = resources.mr();
         mem = mr.segment();
         maxInline = Math.min(options.inlineSize(), qp.capabilities().maxInlineData());
         receive.id(DATA_ID).add(mr, area, area);
@@ -155,7 +120,7 @@ final class PerfSession implements AutoCloseable {
 
     /** Connects, runs every size, and finishes with the peer. */
     void run() throws Exception {
-        PerfPeer peer = link.connect(qp, new PerfPeer(options.setup().hashCode(), mr.address(), mr.remoteKey(), null));
+        PerfPeer peer = control.connect(options.setup());
         remoteBase = peer.address();
         rkey = peer.rkey();
         report.detail(String.format(Locale.ROOT, " local address:  QPN 0x%04x RKey 0x%06x VAddr 0x%016x",
@@ -176,7 +141,7 @@ final class PerfSession implements AutoCloseable {
             int size = sizes.get(k);
             showProgress(k, size);
             prepare(size);
-            barrier(false);
+            control.barrier(false);
             long warmedUp = 0;
             int warmup = options.warmup(size);
             int parts = Math.min(WARMUP_PARTS, warmup);
@@ -191,17 +156,17 @@ final class PerfSession implements AutoCloseable {
                 if (part == parts - 1) {
                     JitQuiet.await();
                 }
-                barrier(false);
+                control.barrier(false);
             }
             long retriesBefore = retries.read();
             PerfResult r = measure(size, options.iterations(size), options.seconds() > 0);
             long retried = retries.since(retriesBefore);
             if (client && !test.latency()) {
-                sendResults(r);
+                control.sendResults(r);
             }
-            barrier(k == sizes.size() - 1);
+            control.barrier(k == sizes.size() - 1);
             if (!client && !test.latency()) {
-                r = receivedResults(size);
+                r = control.receivedResults(size);
             }
             if (r != null) {
                 report.add(r.withWarmup(warmedUp).withRetries(retried));
@@ -225,7 +190,7 @@ final class PerfSession implements AutoCloseable {
     /** Clears what the peer will write for this size; it cannot write before this side's next barrier. */
     private void prepare(int size) {
         mem.asSlice(area, size).fill((byte) 0);
-        mem.set(BE_LONG, control + STOP, 0);
+        control.clearStop();
     }
 
     /**
@@ -271,7 +236,7 @@ final class PerfSession implements AutoCloseable {
                     LatencyStatistics.ofStamps(stamps, run.iters, test.rttFactor()));
         }
         if (client) {
-            writeStop(run.sent);
+            control.writeStop(run.sent);
         }
         return PerfResult.averageLatency(size, run.sent,
                 (end - run.first) / 1e3 / Math.max(run.sent, 1) / test.rttFactor());
@@ -336,7 +301,7 @@ final class PerfSession implements AutoCloseable {
 
     private boolean awaitWrite(long at, byte counter, boolean watchStop) {
         while ((byte) BYTE.getVolatile(mem, at) != counter) {
-            if (watchStop && stopCount() >= 0) {
+            if (watchStop && control.stopCount() >= 0) {
                 return false;
             }
         }
@@ -345,11 +310,11 @@ final class PerfSession implements AutoCloseable {
 
     private boolean awaitReceive(boolean watchStop) throws RdmaException {
         while (recvCq.poll(one) == 0) {
-            if (watchStop && stopCount() >= 0) {
+            if (watchStop && control.stopCount() >= 0) {
                 return false;
             }
         }
-        check(one, 0);
+        PerfControl.check(one, 0);
         qp.postReceive(receive);
         return true;
     }
@@ -423,7 +388,7 @@ final class PerfSession implements AutoCloseable {
                     BandwidthStatistics.of(stamps, completedAt, (int) run.posted, size));
         }
         if (timed) {
-            writeStop(run.posted);
+            control.writeStop(run.posted);
         }
         return PerfResult.bandwidth(size, run.posted, BandwidthStatistics.ofTotal((long) size * run.posted,
                 run.posted, run.lastCompletion - run.first, 0));
@@ -502,7 +467,7 @@ final class PerfSession implements AutoCloseable {
             } while (n == 0);
             long now = System.nanoTime();
             for (int i = 0; i < n; i++) {
-                check(batch, i);
+                PerfControl.check(batch, i);
                 long upTo = batch.id(i);
                 for (long c = completed; perMessage && c <= upTo; c++) {
                     completedAt[(int) c] = now;
@@ -550,14 +515,14 @@ final class PerfSession implements AutoCloseable {
         int n;
         while ((n = recvCq.poll(batch)) == 0) {
             if (timed) {
-                long stop = stopCount();
+                long stop = control.stopCount();
                 if (stop >= 0 && received >= stop) {
                     return 0;
                 }
             }
         }
         for (int i = 0; i < n; i++) {
-            check(batch, i);
+            PerfControl.check(batch, i);
             qp.postReceive(receive);
         }
         return n;
@@ -575,7 +540,7 @@ final class PerfSession implements AutoCloseable {
             if (sendCq.poll(batch) != 0) {
                 throw new IllegalStateException("a send completed after its run had ended");
             }
-            check(batch, 0);
+            PerfControl.check(batch, 0);
         }
     }
 
@@ -590,128 +555,11 @@ final class PerfSession implements AutoCloseable {
         while (sendCq.poll(one) == 0) {
             // busy polling, as perftest does
         }
-        check(one, 0);
-    }
-
-    private static void check(WorkCompletions wc, int i) {
-        if (wc.status(i) != WcStatus.SUCCESS) {
-            throw failure(wc, i);
-        }
-    }
-
-    private static IllegalStateException failure(WorkCompletions wc, int i) {
-        return new IllegalStateException(String.format(Locale.ROOT, "perf: completion failed: %s (status %d, "
-                + "vendor error 0x%x, wr_id %d)", wc.status(i).description(), wc.status(i).value(),
-                wc.vendorError(i), wc.id(i)));
-    }
-
-    /** The peer's count in duration mode once it has stopped, else -1. */
-    private long stopCount() {
-        return (long) LONG.getVolatile(mem, control + STOP) - 1;
-    }
-
-    private void writeStop(long count) throws RdmaException {
-        mem.set(BE_LONG, control + OUTBOX + STOP, count + 1);
-        writeControl(STOP, 8);
-    }
-
-    private void sendResults(PerfResult r) throws RdmaException {
-        BandwidthStatistics b = r.bandwidth();
-        long at = control + OUTBOX + RESULTS;
-        mem.set(BE_LONG, at, Double.doubleToRawLongBits(b.peakBytesPerSecond()));
-        mem.set(BE_LONG, at + 8, Double.doubleToRawLongBits(b.averageBytesPerSecond()));
-        mem.set(BE_LONG, at + 16, Double.doubleToRawLongBits(b.messagesPerSecond()));
-        mem.set(BE_LONG, at + 24, r.iterations());
-        writeControl(RESULTS, RESULTS_BYTES);
-    }
-
-    private PerfResult receivedResults(int size) {
-        long at = control + RESULTS;
-        return PerfResult.bandwidth(size, mem.get(BE_LONG, at + 24), new BandwidthStatistics(
-                Double.longBitsToDouble(mem.get(BE_LONG, at)), Double.longBitsToDouble(mem.get(BE_LONG, at + 8)),
-                Double.longBitsToDouble(mem.get(BE_LONG, at + 16))));
-    }
-
-    /**
-     * Both sides reach the same point: over the link when it can wait asleep (perftest's TCP handshake; a peer that
-     * died closes the socket), else each writes its next generation into the other's control area and waits for the
-     * other's. After the last one the peer may tear down at once, so an error on this side's own write no longer
-     * matters once the peer's generation is here. While it waits, this side probes the peer with an empty write now
-     * and then: a peer that died never writes its generation, but the probe then fails (retries exceeded) and the
-     * barrier ends in an error instead of waiting forever.
-     */
-    private void barrier(boolean last) throws Exception {
-        if (link.sync()) {
-            return;
-        }
-        generation++;
-        mem.set(BE_LONG, control + OUTBOX + BARRIER, generation);
-        postControl(BARRIER, 8);
-        boolean written = false;
-        boolean seen = false;
-        boolean probing = false;
-        long lastProbe = System.nanoTime();
-        for (long spins = 0; !(written && seen && !probing); spins++) {
-            if (sendCq.poll(one) == 1) {
-                if (one.status(0) == WcStatus.SUCCESS) {
-                    written |= one.id(0) == CONTROL_ID;
-                    probing &= one.id(0) != PROBE_ID;
-                } else if (last && seen) {
-                    written = true;
-                    probing = false;
-                } else {
-                    throw peerLost(one);
-                }
-            }
-            seen = seen || (long) LONG.getVolatile(mem, control + BARRIER) >= generation;
-            if (written && !seen && !probing && System.nanoTime() - lastProbe > PROBE_INTERVAL_NANOS) {
-                probe.reset().id(PROBE_ID).opcode(SendOpcode.RDMA_WRITE).signaled(true).rdma(remoteBase, rkey);
-                qp.postSend(probe);
-                probing = true;
-                lastProbe = System.nanoTime();
-            }
-            idle(spins);
-        }
-    }
-
-    private static IllegalStateException peerLost(WorkCompletions wc) {
-        if (wc.status(0) == WcStatus.RETRY_EXC_ERR || wc.status(0) == WcStatus.WR_FLUSH_ERR) {
-            return new IllegalStateException(String.format(Locale.ROOT, "perf: the peer stopped answering while "
-                    + "this side waited for it (%s): did it exit or die?", wc.status(0).description()));
-        }
-        return failure(wc, 0);
-    }
-
-    private void writeControl(int offset, int length) throws RdmaException {
-        postControl(offset, length);
-        for (long spins = 0; ; spins++) {
-            if (sendCq.poll(one) == 1) {
-                check(one, 0);
-                if (one.id(0) == CONTROL_ID) {
-                    return;
-                }
-            }
-            idle(spins);
-        }
-    }
-
-    private void postControl(int offset, int length) throws RdmaException {
-        controlWrite.reset().id(CONTROL_ID).opcode(SendOpcode.RDMA_WRITE).signaled(true)
-                .rdma(remoteBase + control + offset, rkey).add(mr, control + OUTBOX + offset, length);
-        qp.postSend(controlWrite);
-    }
-
-    /** Outside the timed loops a waiting side yields its core: the peer may be measuring on a neighbour. */
-    private static void idle(long spins) {
-        if (spins < SPINS_BEFORE_PARKING) {
-            Thread.onSpinWait();
-        } else {
-            LockSupport.parkNanos(50_000);
-        }
+        PerfControl.check(one, 0);
     }
 
     @Override
     public void close() throws Exception {
-        Resources.closeAll(qp, mr, sendCq, recvCq, pd);
+        resources.close();
     }
 }
