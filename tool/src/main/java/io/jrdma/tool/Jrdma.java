@@ -13,6 +13,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The {@code jrdma} command-line tool.
@@ -78,15 +79,18 @@ public final class Jrdma extends ToolCommand {
         CommandLine command = e.getCommandLine();
         PrintWriter err = command.getErr();
         String name = command.getCommandSpec().qualifiedName();
-        err.println(name + ": " + (unknownCommand(e) ? "unknown command '" + ((UnmatchedArgumentException) e).getUnmatched().getFirst() + "'"
-                : e.getMessage()));
+        err.println(name + ": " + unknownCommand(e).map(c -> "unknown command '" + c + "'").orElse(e.getMessage()));
         err.println("Try '" + name + " --help' for more information.");
         return USAGE;
     }
 
-    private static boolean unknownCommand(ParameterException e) {
-        return e instanceof UnmatchedArgumentException u && e.getCommandLine().getParent() == null
-                && !u.getUnmatched().isEmpty() && !u.getUnmatched().getFirst().startsWith("-");
+    /** The word that should have named a subcommand, if that is what {@code e} is about. */
+    private static Optional<String> unknownCommand(ParameterException e) {
+        if (e instanceof UnmatchedArgumentException u && !e.getCommandLine().getSubcommands().isEmpty()
+                && !u.getUnmatched().isEmpty() && !u.getUnmatched().getFirst().startsWith("-")) {
+            return Optional.of(u.getUnmatched().getFirst());
+        }
+        return Optional.empty();
     }
 
     /** A failure while running: one line; an argument only the device could refuse is still a usage error. */

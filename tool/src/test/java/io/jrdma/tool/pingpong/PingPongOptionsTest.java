@@ -80,7 +80,10 @@ class PingPongOptionsTest {
         assertEquals("Unknown option: '--odp'", refusal("uc", "--odp"));
         assertEquals("Unknown option: '-x'", refusal("rc", "-x"));
         assertTrue(refusal("xrc").contains("'xrc'"));
-        
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream e = new PrintStream(err, true);
+        assertEquals(2, Jrdma.run(List.of("pingpong", "xrc"), e, e));
+        assertTrue(err.toString().startsWith("jrdma pingpong: unknown command 'xrc'\n"), err.toString());
     }
 
     @Test
