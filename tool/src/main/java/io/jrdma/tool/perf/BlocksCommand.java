@@ -76,7 +76,7 @@ public final class BlocksCommand extends ToolCommand {
     @Option(names = "--json", description = "print the results as one JSON document instead of the table")
     private boolean json;
 
-    @Parameters(paramLabel = "SERVER", description = "the server to connect to")
+    @Parameters(paramLabel = "[SERVER]", hideParamSyntax = true, description = "the server to connect to")
     private List<String> servers = new ArrayList<>();
 
     /** The command, printing to {@code out} and {@code err}. */

@@ -36,7 +36,8 @@ public final class PerfCommand extends ToolCommand {
             description = "{send,write,read,atomic}-{lat,bw}, like perftest's ib_TEST")
     private PerfTest test;
 
-    @Parameters(index = "1..*", paramLabel = "SERVER", description = "the server to connect to")
+    @Parameters(index = "1..*", paramLabel = "[SERVER]", hideParamSyntax = true,
+            description = "the server to connect to")
     private List<String> servers = new ArrayList<>();
 
     @Mixin
@@ -51,7 +52,7 @@ public final class PerfCommand extends ToolCommand {
 
     @Option(names = "--sizes", paramLabel = "<list>",
             description = {"run these sizes, in this order: SIZE or SIZE:ITERS items, comma-separated (ITERS "
-                    + "overrides -n for that size), e.g. 64:50000,4096:16384,1048576:200"})
+                    + "overrides -n for that size),", "e.g. 64:50000,4096:16384,1048576:200"})
     private String sizeList;
 
     @Option(names = {"-n", "--iters"}, paramLabel = "<iters>",

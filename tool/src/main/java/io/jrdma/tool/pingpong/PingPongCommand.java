@@ -90,7 +90,8 @@ public final class PingPongCommand extends ToolCommand {
         @Option(names = {"-c", "--chk"}, description = "validate received buffer")
         private boolean validate;
 
-        @Parameters(paramLabel = "SERVER", description = "the server to connect to; without it, wait for a client")
+        @Parameters(paramLabel = "[SERVER]", hideParamSyntax = true,
+                description = "the server to connect to; without it, wait for a client")
         private List<String> operands = new ArrayList<>();
 
         VariantCommand(Variant variant, PrintStream out, PrintStream err) {
