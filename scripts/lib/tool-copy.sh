@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# tool_copy ROOT RESULTS BUILD: installs what is missing, finds a JDK 25, builds the jrdma tool when BUILD is 1, and
-# copies it to RESULTS/tool, which the VM runs, so that a rebuild while a measurement runs changes nothing under it.
-# Sets RESULTS_DIR to RESULTS as an absolute path.
+# tool_copy ROOT RESULTS BUILD: installs what is missing, finds a JDK 25, builds the jrdma tool and the report
+# generators (benchmarks/) when BUILD is 1, and copies the tool to RESULTS/tool, which the VM runs, so that a rebuild
+# while a measurement runs changes nothing under it. Sets RESULTS_DIR to RESULTS as an absolute path.
 tool_copy() {
   local root=$1 results=$2 build=$3
   "$root/scripts/setup"
@@ -9,11 +9,23 @@ tool_copy() {
   . "$root/scripts/lib/jdk.sh"
   jrdma_find_jdk
   if [ "$build" = 1 ]; then
-    "$root/mvnw" -B -q -ntp -f "$root/pom.xml" -pl examples -am install -DskipTests
+    # Built in the reactor, not installed.
+    "$root/mvnw" -B -q -ntp -f "$root/pom.xml" -pl tool,benchmarks -am package -DskipTests -Djrdma.device.tier=skip
   fi
   mkdir -p "$results"
   RESULTS_DIR=$(cd "$results" && pwd)
   rm -rf "$RESULTS_DIR/tool"
   mkdir -p "$RESULTS_DIR/tool"
-  cp -r "$root/examples/target/jrdma-examples.jar" "$root/examples/target/lib" "$RESULTS_DIR/tool/"
+  cp -r "$root/tool/target/jrdma-tool.jar" "$root/tool/target/lib" "$RESULTS_DIR/tool/"
+}
+
+# report ROOT CLASS ARGS...: runs the report generator io.jrdma.benchmarks.report.CLASS of benchmarks/ as built.
+report() {
+  local root=$1 class=$2
+  shift 2
+  if [ ! -f "$root/benchmarks/target/jmh-classpath.txt" ]; then
+    "$root/mvnw" -B -q -ntp -f "$root/pom.xml" -pl benchmarks -am package -DskipTests -Djrdma.device.tier=skip
+  fi
+  java -cp "$root/benchmarks/target/classes:$(cat "$root/benchmarks/target/jmh-classpath.txt")" \
+    "io.jrdma.benchmarks.report.$class" "$@"
 }

@@ -1,6 +1,6 @@
 package io.jrdma.nativetest;
 
-import io.jrdma.examples.Jrdma;
+import io.jrdma.tool.Jrdma;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.jrdma.nativetest;
 
-import io.jrdma.examples.Jrdma;
+import io.jrdma.tool.Jrdma;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,0 +1,119 @@
+package io.jrdma.benchmarks.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One row of a latency or bandwidth result, whichever tool printed it: perftest's text table ({@link #perftest}) or
+ * {@code jrdma perf --json} ({@link #jrdmaJson}). Latency rows carry the typical (median) and the least latency,
+ * bandwidth rows the average bandwidth and the message rate; what a row does not measure is NaN.
+ *
+ * <pre>{@code
+ * List<Measurement> rows = Measurement.perftest(Files.readString(Path.of("ib_write_lat.txt")));
+ * rows.getFirst().typicalMicros();
+ * }</pre>
+ *
+ * @param size          message size in bytes
+ * @param typicalMicros typical latency in microseconds, or NaN
+ * @param minMicros     least latency in microseconds, or NaN
+ * @param mbPerSecond   average bandwidth in MB/s (2^20 bytes a second, as perftest counts), or NaN
+ * @param mpps          message rate in millions of messages a second, or NaN
+ */
+public record Measurement(int size, double typicalMicros, double minMicros, double mbPerSecond, double mpps) {
+
+    private static final Pattern JSON_ROW = Pattern.compile("\\{\"bytes\":(\\d+)[^{}]*}");
+
+    /** A latency row. */
+    public static Measurement latency(int size, double typicalMicros, double minMicros) {
+        return new Measurement(size, typicalMicros, minMicros, Double.NaN, Double.NaN);
+    }
+
+    /** A bandwidth row. */
+    public static Measurement bandwidth(int size, double mbPerSecond, double mpps) {
+        return new Measurement(size, Double.NaN, Double.NaN, mbPerSecond, mpps);
+    }
+
+    /** Whether this is a latency row. */
+    public boolean isLatency() {
+        return !Double.isNaN(typicalMicros);
+    }
+
+    /**
+     * The rows of perftest's result table ({@code ib_*_lat} or {@code ib_*_bw}, MB/s units) in {@code text}: the
+     * lines after the {@code #bytes} header that start with a number.
+     *
+     * @throws IllegalArgumentException when there is no result table, or it is in Gb/s
+     */
+    public static List<Measurement> perftest(String text) {
+        String[] lines = text.split("\\R");
+        int header = -1;
+        for (int i = 0; i < lines.length && header < 0; i++) {
+            if (lines[i].contains("#bytes")) {
+                header = i;
+            }
+        }
+        if (header < 0) {
+            throw new IllegalArgumentException("no perftest result table (no '#bytes' header)");
+        }
+        boolean latency = lines[header].contains("t_typical");
+        if (!latency && !lines[header].contains("MB/sec")) {
+            throw new IllegalArgumentException("perftest bandwidth must be in MB/sec: " + lines[header].strip());
+        }
+        List<Measurement> rows = new ArrayList<>();
+        for (int i = header + 1; i < lines.length; i++) {
+            String[] f = lines[i].strip().split("\\s+");
+            if (f.length < 5 || !f[0].matches("\\d+")) {
+                continue;
+            }
+            int size = Integer.parseInt(f[0]);
+            rows.add(latency ? latency(size, Double.parseDouble(f[4]), Double.parseDouble(f[2]))
+                    : bandwidth(size, Double.parseDouble(f[3]), Double.parseDouble(f[4])));
+        }
+        if (rows.isEmpty()) {
+            throw new IllegalArgumentException("perftest printed a header but no result row");
+        }
+        return rows;
+    }
+
+    /**
+     * The rows of {@code jrdma perf --json}: {@code t_typical_usec} and {@code t_min_usec} for latency, {@code bw_average_mb_per_sec} and
+     * {@code msg_rate_mpps} for bandwidth.
+     *
+     * @throws IllegalArgumentException when there is no row, or a row has neither
+     */
+    public static List<Measurement> jrdmaJson(String json) {
+        List<Measurement> rows = new ArrayList<>();
+        Matcher m = JSON_ROW.matcher(json);
+        while (m.find()) {
+            String row = m.group();
+            int size = Integer.parseInt(m.group(1));
+            double typical = field(row, "t_typical_usec");
+            double mb = field(row, "bw_average_mb_per_sec");
+            if (!Double.isNaN(typical)) {
+                rows.add(latency(size, typical, field(row, "t_min_usec")));
+            } else if (!Double.isNaN(mb)) {
+                rows.add(bandwidth(size, mb, field(row, "msg_rate_mpps")));
+            } else {
+                throw new IllegalArgumentException("jrdma perf row without typical latency or MB/s bandwidth: " + row);
+            }
+        }
+        if (rows.isEmpty()) {
+            throw new IllegalArgumentException("no jrdma perf result row in: " + json.strip());
+        }
+        return rows;
+    }
+
+    static double field(String row, String name) {
+        Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\":(-?[0-9.]+(?:[eE][-+]?\\d+)?)").matcher(row);
+        return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
+    }
+
+    @Override
+    public String toString() {
+        return isLatency() ? String.format(Locale.ROOT, "%d B: %.2f us (min %.2f us)", size, typicalMicros, minMicros)
+                : String.format(Locale.ROOT, "%d B: %.2f MB/s, %.6f Mpps", size, mbPerSecond, mpps);
+    }
+}

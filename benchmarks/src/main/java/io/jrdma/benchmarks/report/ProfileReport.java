@@ -1,0 +1,212 @@
+package io.jrdma.benchmarks.report;
+
+import io.jrdma.benchmarks.report.CpuSample.Kind;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.Stream;
+
+/**
+ * Turns the results directory of {@code scripts/profile} into {@code profile-TEST.md}: where the clients of jrdma perf
+ * and perftest spend their measured runs of one test (read-lat, write-bw or send-bw) on the same device. The directory
+ * holds {@code env.txt} ({@code key=value} lines; {@code iterations} and {@code frequency} are required, {@code test}
+ * is read-lat where absent) and, per round R, {@code round-R/c.txt} (perftest's output), {@code round-R/java.json}
+ * ({@code jrdma perf --json}) and {@code round-R/SIDE.client.perf.txt} / {@code SIDE.server.perf.txt}
+ * ({@code perf script} of each process).
+ *
+ * <pre>{@code
+ * java -cp "benchmarks/target/classes:$(cat benchmarks/target/jmh-classpath.txt)" \
+ *     io.jrdma.benchmarks.report.ProfileReport target/profile docs
+ * }</pre>
+ */
+public final class ProfileReport {
+    private static final int TOP = 12;
+
+    private ProfileReport() {
+    }
+
+    /**
+     * What the page says of its test: the C tool, what one operation is, and the result it compares (read-lat's
+     * typical latency, a bandwidth test's average MB/s).
+     */
+    private enum Test {
+        READ_LAT("read-lat", "read", "read", "Typical µs", "Median typical latency", "µs"),
+        WRITE_BW("write-bw", "write", "message", "MB/s", "Median bandwidth", "MB/s"),
+        SEND_BW("send-bw", "send", "message", "MB/s", "Median bandwidth", "MB/s");
+
+        final String id;
+        final String verb;
+        final String operation;
+        final String resultColumn;
+        final String resultReading;
+        final String unit;
+
+        Test(String id, String verb, String operation, String resultColumn, String resultReading, String unit) {
+            this.id = id;
+            this.verb = verb;
+            this.operation = operation;
+            this.resultColumn = resultColumn;
+            this.resultReading = resultReading;
+            this.unit = unit;
+        }
+
+        static Test of(Map<String, String> env) {
+            String name = env.getOrDefault("test", "read-lat");
+            for (Test t : values()) {
+                if (t.id.equals(name)) {
+                    return t;
+                }
+            }
+            throw new IllegalArgumentException("profile of an unknown test: " + name);
+        }
+
+        String cTool() {
+            return "ib_" + id.replace('-', '_');
+        }
+
+        double result(RunProfile r) {
+            return r.result().isLatency() ? r.result().typicalMicros() : r.result().mbPerSecond();
+        }
+    }
+
+    public static void main(String[] args) throws IOException {
+        BenchReport.Directories dirs = BenchReport.Directories.of(args, "ProfileReport");
+        Path results = dirs.results();
+        Map<String, String> env = BenchReport.environment(Files.readString(results.resolve("env.txt")));
+        Path page = dirs.docs().resolve("profile-" + Test.of(env).id + ".md");
+        List<RunProfile> runs = collect(results, env);
+        Files.createDirectories(Path.of(args[1]));
+        Files.writeString(page, markdown(env, runs));
+        System.out.println("profile: wrote " + page);
+    }
+
+    /** Every round's C and Java run, in round order, C first. */
+    static List<RunProfile> collect(Path results, Map<String, String> env) throws IOException {
+        int iterations = Integer.parseInt(env.get("iterations"));
+        int frequency = Integer.parseInt(env.get("frequency"));
+        List<RunProfile> runs = new ArrayList<>();
+        for (int r = 1; Files.isDirectory(results.resolve("round-" + r)); r++) {
+            Path round = results.resolve("round-" + r);
+            for (String side : List.of("c", "java")) {
+                String text = Files.readString(round.resolve(side.equals("c") ? "c.txt" : "java.json"));
+                Measurement result = (side.equals("c") ? Measurement.perftest(text) : Measurement.jrdmaJson(text))
+                        .getFirst();
+                runs.add(RunProfile.of((side.equals("c") ? "C " : "Java ") + r, result,
+                        CpuSample.parse(Files.readString(round.resolve(side + ".client.perf.txt"))),
+                        CpuSample.parse(Files.readString(round.resolve(side + ".server.perf.txt"))),
+                        iterations, frequency));
+            }
+        }
+        if (runs.isEmpty()) {
+            throw new IllegalArgumentException("no round-1 directory in " + results);
+        }
+        return runs;
+    }
+
+    static String markdown(Map<String, String> env, List<RunProfile> runs) {
+        List<RunProfile> c = runs.stream().filter(r -> r.name().startsWith("C")).toList();
+        List<RunProfile> java = runs.stream().filter(r -> r.name().startsWith("Java")).toList();
+        Test test = Test.of(env);
+        StringBuilder md = new StringBuilder();
+        md.append(String.format(Locale.ROOT, "# Where a %s's time goes: jrdma perf and %s under perf on Soft-RoCE%n%n",
+                test.operation, test.cTool()));
+        md.append(String.format(Locale.ROOT, "Generated by `scripts/profile` on %s. %s at %s B, %s %ss a run "
+                        + "(jrdma perf first runs %s untimed), C and Java alternating over %d round(s) in one VM boot. "
+                        + "`perf record -e cpu-clock -F %s` samples each client and each server process.%n%n",
+                env.get("date"), test.id, env.get("size"), env.get("iterations"), test.operation, env.get("warmup"),
+                c.size(), env.get("frequency")));
+        md.append("""
+                The measured run is found in each client's samples: the last stretch in which its busiest thread is \
+                on a CPU at least 20%% of the time, at least 80%% in the kernel and at least 5%% in rxe's own \
+                functions (`rxe_*`). On rxe both ends of a %1$s run in the one kernel, and its requester, responder \
+                and completer mostly run in the client's post (its doorbell write and the softirqs it raises), so a \
+                %1$s loop is kernel-bound; the tools' set-up, perftest's clock calibration, the JVM's start-up and \
+                its wait for an idle JIT after the warm-up are not, and the JVM's exit runs no rxe function. Times \
+                are the guest's: the CPU is emulated, so they are many times those of real hardware, for C and Java \
+                alike.
+
+                """.formatted(test.verb));
+        md.append("| Setting | Value |\n|---|---|\n");
+        for (String key : List.of("host_cpu", "guest", "kernel", "device", "jdk", "perftest", "jrdma", "java_command",
+                "c_command")) {
+            if (env.containsKey(key)) {
+                md.append("| ").append(key).append(" | ").append(env.get(key)).append(" |\n");
+            }
+        }
+        md.append("\n## Runs\n\nShares are of the client's samples in its measured run, all its threads.\n\n");
+        md.append("| Run | ").append(test.resultColumn).append(" | Measured s | Client CPU µs per ")
+                .append(test.operation).append(" |");
+        for (Kind k : Kind.values()) {
+            md.append(' ').append(k.label()).append(" |");
+        }
+        md.append(" Client's other threads, ms | Server, ms |\n|---|");
+        md.append("---:|".repeat(3 + Kind.values().length + 2)).append('\n');
+        for (RunProfile r : runs) {
+            Map<Kind, Integer> kinds = r.byKind();
+            md.append(String.format(Locale.ROOT, "| %s | %.2f | %.1f | %.1f |", r.name(), test.result(r),
+                    r.to() - r.from(), r.cpuMicrosPerOperation()));
+            for (Kind k : Kind.values()) {
+                md.append(' ').append(percent(kinds.get(k), r.client().size())).append(" |");
+            }
+            md.append(String.format(Locale.ROOT, " %.0f | %.0f |%n", r.millis(r.client().size() - r.mainThread()),
+                    r.millis(r.server())));
+        }
+        md.append("\n## Reading\n\n");
+        double cResult = median(c, test::result);
+        double javaResult = median(java, test::result);
+        md.append(String.format(Locale.ROOT, "- %s: C %.2f %s, Java %.2f %s (Java/C %.2f).%n", test.resultReading,
+                cResult, test.unit, javaResult, test.unit, javaResult / cResult));
+        md.append(String.format(Locale.ROOT, "- Client CPU per %s (median): C %.1f µs, Java %.1f µs.%n",
+                test.operation, median(c, RunProfile::cpuMicrosPerOperation),
+                median(java, RunProfile::cpuMicrosPerOperation)));
+        md.append(String.format(Locale.ROOT, "- In the kernel: C %s, Java %s of the client's samples. The tool's "
+                        + "own code and its runtime (%s, libc and the rest for C; JIT code, the JVM and "
+                        + "the rest for Java): C %s, Java %s.%n",
+                share(c, List.of(Kind.KERNEL)), share(java, List.of(Kind.KERNEL)), test.cTool(),
+                share(c, List.of(Kind.TOOL, Kind.JVM, Kind.OTHER)), share(java, List.of(Kind.TOOL, Kind.JVM,
+                        Kind.OTHER))));
+        md.append("\n## Kernel functions\n\nShare of the client's samples in all measured runs of each side.\n\n");
+        symbols(md, c, java, List.of(Kind.KERNEL));
+        md.append("\n## User-space functions\n\nThe tools, their runtimes and the verbs libraries, same shares.\n\n");
+        symbols(md, c, java, List.of(Kind.TOOL, Kind.JVM, Kind.VERBS, Kind.PROVIDER, Kind.OTHER));
+        return md.toString();
+    }
+
+    private static void symbols(StringBuilder md, List<RunProfile> c, List<RunProfile> java, List<Kind> kinds) {
+        Map<String, Integer> cs = RunProfile.merge(c, r -> r.bySymbol(kinds));
+        Map<String, Integer> js = RunProfile.merge(java, r -> r.bySymbol(kinds));
+        int cn = c.stream().mapToInt(r -> r.client().size()).sum();
+        int jn = java.stream().mapToInt(r -> r.client().size()).sum();
+        md.append("| Function | C | Java |\n|---|---:|---:|\n");
+        Comparator<String> largestShare = Comparator.comparingDouble(
+                s -> -Math.max(cs.getOrDefault(s, 0) / (double) Math.max(cn, 1),
+                        js.getOrDefault(s, 0) / (double) Math.max(jn, 1)));
+        Stream.concat(cs.keySet().stream(), js.keySet().stream()).distinct()
+                .sorted(largestShare.thenComparing(Comparator.naturalOrder()))
+                .limit(TOP)
+                .forEach(s -> md.append("| `").append(s.replace("|", "\\|")).append("` | ")
+                        .append(percent(cs.getOrDefault(s, 0), cn)).append(" | ")
+                        .append(percent(js.getOrDefault(s, 0), jn)).append(" |\n"));
+    }
+
+    private static String share(List<RunProfile> runs, List<Kind> kinds) {
+        int all = runs.stream().mapToInt(r -> r.client().size()).sum();
+        int some = runs.stream().map(RunProfile::byKind).mapToInt(m -> kinds.stream().mapToInt(m::get).sum()).sum();
+        return percent(some, all);
+    }
+
+    private static double median(List<RunProfile> runs, ToDoubleFunction<RunProfile> f) {
+        return Comparison.median(runs.stream().mapToDouble(f).toArray());
+    }
+
+    private static String percent(int part, int whole) {
+        return whole == 0 ? "n/a" : String.format(Locale.ROOT, "%.1f%%", 100.0 * part / whole);
+    }
+}

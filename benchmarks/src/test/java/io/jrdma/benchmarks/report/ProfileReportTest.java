@@ -1,0 +1,174 @@
+package io.jrdma.benchmarks.report;
+
+import io.jrdma.benchmarks.report.CpuSample.Kind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ProfileReportTest {
+    /** As perf 6.1's {@code perf script -F comm,pid,tid,time,event,ip,sym,dso} prints them in the VM. */
+    private static final String SCRIPT = """
+                        java  1432/1438    242.101000:              cpu-clock:  ffffffff810a964f __tasklet_schedule_common ([kernel.kallsyms])
+                        java  1432/1438    242.102000:              cpu-clock:      7faabba05060 boolean io.jrdma.tool.perf.PerfSession.oneSidedStep(int, boolean, long) (/tmp/perf-1432.map)
+             C2 CompilerThre  1432/1463    242.103000:              cpu-clock:      7faad4352979 PhaseIdealLoop::build_loop_tree (/usr/lib/jvm/jdk/lib/server/libjvm.so)
+                        java  1432/1438    242.104000:              cpu-clock:      7faad49c8360 [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)
+                        java  1432/1438    242.105000:              cpu-clock:      7faad0001000 rxe_post_send (/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so)
+                        java  1432/1438    242.106000:      sched:sched_switch:  ffffffff81a5 __schedule ([kernel.kallsyms])
+                 ib_read_lat   595/595      47.773297:              cpu-clock:      55b2c4624252 [unknown] (/usr/bin/ib_read_lat)
+            """;
+
+    @Test
+    void parsesCpuClockSamplesWithThreadNamesAndJavaSignatures() {
+        List<CpuSample> s = CpuSample.parse(SCRIPT);
+        assertEquals(6, s.size(), "the sched_switch line is not a cpu-clock sample");
+        assertEquals(new CpuSample(1438, 242.101, "__tasklet_schedule_common", "[kernel.kallsyms]"), s.get(0));
+        assertEquals("boolean io.jrdma.tool.perf.PerfSession.oneSidedStep(int, boolean, long)", s.get(1).symbol());
+        assertEquals(1463, s.get(2).tid());
+        assertEquals(List.of(Kind.KERNEL, Kind.TOOL, Kind.JVM, Kind.OTHER, Kind.PROVIDER, Kind.TOOL),
+                s.stream().map(CpuSample::kind).toList());
+    }
+
+    @Test
+    void findsTheLastBusyKernelBoundStretchRunningRxeAsTheMeasuredRun() {
+        List<CpuSample> client = new ArrayList<>();
+        add(client, 10, 0.0, 1.0, 1000, "ld-linux-x86-64.so.2");   // start-up, in user space
+        add(client, 10, 1.0, 2.0, 700, "rxe_requester", "[kernel.kallsyms]");   // warm-up
+        add(client, 10, 2.0, 4.0, 4, "libjvm.so");                 // waiting for the JIT
+        add(client, 10, 4.0, 6.0, 600, "[kernel.kallsyms]");       // measured
+        add(client, 10, 4.01, 6.0, 50, "rxe_responder", "[kernel.kallsyms]");
+        add(client, 10, 4.05, 6.0, 30, "perf-7.map");
+        add(client, 11, 4.0, 6.0, 10, "libjvm.so");                // another thread of the client
+        add(client, 10, 6.0, 6.5, 900, "libjvm.so");               // exit
+        add(client, 10, 6.5, 6.8, 500, "[kernel.kallsyms]");       // its unmapping: kernel, but no rxe
+        List<CpuSample> server = new ArrayList<>();
+        add(server, 20, 0.0, 8.0, 5, "libjvm.so");
+        RunProfile p = RunProfile.of("Java 1", Measurement.latency(64, 50, 40), client, server, 20000, 1000);
+        assertEquals(4.0, p.from(), 1e-9);
+        assertEquals(6.0, p.to(), 1e-9);
+        int all = p.client().size();
+        assertEquals(2 * 650 + 2 * 30 + 2 * 10, all, 3);
+        assertEquals(all - 20, p.mainThread(), 2);
+        assertEquals(10, p.server(), 1);
+        assertEquals(all * 1000.0 / 20000, p.cpuMicrosPerOperation(), 1e-9);
+        Map<Kind, Integer> kinds = p.byKind();
+        assertEquals(60, kinds.get(Kind.TOOL), 2);
+        assertEquals(20, kinds.get(Kind.JVM), 2);
+    }
+
+    @Test
+    void refusesARunWithoutAKernelBoundStretch() {
+        List<CpuSample> client = new ArrayList<>();
+        add(client, 10, 0.0, 1.0, 1000, "libjvm.so");
+        assertThrows(IllegalArgumentException.class,
+                () -> RunProfile.of("C 1", Measurement.latency(64, 50, 40), client, List.of(), 100, 1000));
+    }
+
+    @Test
+    void writesTheReportFromAResultsDirectory(@TempDir Path dir) throws IOException {
+        results(dir, "date=2026-11-23\nsize=64\niterations=1000\nwarmup=500\nfrequency=1000\nkernel=6.1.0\n", """
+                 #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]
+                 64      1000          18.80          2605.85      64.95    	       70.04       	51.06
+                """, "{\"results\":[{\"bytes\":64,\"t_typical_usec\":62.5}]}",
+                script("ib_read_lat", "rxe_responder", "[kernel.kallsyms]", 0.2),
+                script("java", "rxe_responder", "[kernel.kallsyms]", 0.3)
+                        + script("java", "boolean io.jrdma.X.step()", "/tmp/perf-5.map", 0.3));
+        List<RunProfile> runs = ProfileReport.collect(dir, BenchReport.environment(
+                Files.readString(dir.resolve("env.txt"))));
+        assertEquals(List.of("C 1", "Java 1"), runs.stream().map(RunProfile::name).toList());
+        String md = ProfileReport.markdown(BenchReport.environment(Files.readString(dir.resolve("env.txt"))), runs);
+        assertContains(md,
+                "| C 1 | 64.95 | 0.2 | 160.0 | 100.0% |",
+                "| Java 1 | 62.50 | 0.3 | 270.0 | 88.9% | 0.0% | 0.0% | 11.1% |",
+                "Median typical latency: C 64.95 µs, Java 62.50 µs (Java/C 0.96)",
+                "| `rxe_responder` | 100.0% | 88.9% |",
+                "| `boolean io.jrdma.X.step()` | 0.0% | 11.1% |",
+                "# Where a read's time goes: jrdma perf and ib_read_lat under perf",
+                "read-lat at 64 B, 1000 reads a run",
+                "at least 20% of the time");
+    }
+
+    @Test
+    void writesABandwidthReportNamedAfterItsTest(@TempDir Path dir) throws IOException {
+        results(dir, "date=2026-11-23\ntest=write-bw\nsize=64\niterations=50000\nwarmup=100000\nfrequency=1000\n",
+                """
+                 #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+                 64         50000            0.00               3.37                 0.055214
+                """, "{\"results\":[{\"bytes\":64,\"bw_average_mb_per_sec\":2.80,\"msg_rate_mpps\":0.045875}]}",
+                script("ib_write_bw", "rxe_requester", "[kernel.kallsyms]", 1.0),
+                script("java", "rxe_requester", "[kernel.kallsyms]", 1.25));
+        Path docs = dir.resolve("docs");
+        ProfileReport.main(new String[] {dir.toString(), docs.toString()});
+        String md = Files.readString(docs.resolve("profile-write-bw.md"));
+        assertContains(md,
+                "# Where a message's time goes: jrdma perf and ib_write_bw under perf",
+                "write-bw at 64 B, 50000 messages a run (jrdma perf first runs 100000 untimed)",
+                "both ends of a write run in the one kernel",
+                "| Run | MB/s | Measured s | Client CPU µs per message |",
+                "| C 1 | 3.37 | 1.0 | 16.0 | 100.0% |",
+                "| Java 1 | 2.80 | 1.3 | 20.0 | 100.0% |",
+                "Median bandwidth: C 3.37 MB/s, Java 2.80 MB/s (Java/C 0.83)",
+                "(ib_write_bw, libc and the rest for C;");
+    }
+
+    @Test
+    void refusesAnUnknownTest(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("env.txt"), "test=read-bw\niterations=10\nfrequency=1000\n");
+        Files.createDirectories(dir.resolve("round-1"));
+        assertThrows(IllegalArgumentException.class,
+                () -> ProfileReport.main(new String[] {dir.toString(), dir.resolve("docs").toString()}));
+    }
+
+    private static void assertContains(String md, String... parts) {
+        for (String part : parts) {
+            assertTrue(md.contains(part), () -> "no '" + part + "' in:\n" + md);
+        }
+    }
+
+    /** A results directory of one round, as {@code scripts/profile} leaves it; the servers left no samples. */
+    private static void results(Path dir, String env, String c, String java, String cClient, String javaClient)
+            throws IOException {
+        Files.writeString(dir.resolve("env.txt"), env);
+        Path round = Files.createDirectories(dir.resolve("round-1"));
+        Files.writeString(round.resolve("c.txt"), c);
+        Files.writeString(round.resolve("java.json"), java);
+        Files.writeString(round.resolve("c.client.perf.txt"), cClient);
+        Files.writeString(round.resolve("java.client.perf.txt"), javaClient);
+        Files.writeString(round.resolve("c.server.perf.txt"), "");
+        Files.writeString(round.resolve("java.server.perf.txt"), "");
+    }
+
+    /** Samples of one thread in function "f", {@code perSecond} of them spread over [from, to) seconds. */
+    private static void add(List<CpuSample> into, int tid, double from, double to, int perSecond, String dso) {
+        add(into, tid, from, to, perSecond, "f", dso);
+    }
+
+    private static void add(List<CpuSample> into, int tid, double from, double to, int perSecond, String symbol,
+                            String dso) {
+        int n = (int) Math.round((to - from) * perSecond);
+        for (int i = 0; i < n; i++) {
+            into.add(new CpuSample(tid, from + (to - from) * i / n, symbol, dso));
+        }
+    }
+
+    /** perf script lines: 800 samples a second for {@code seconds} from 10 s, or 100 a second for JIT code. */
+    private static String script(String comm, String symbol, String dso, double seconds) {
+        StringBuilder sb = new StringBuilder();
+        int perSecond = dso.endsWith(".map") ? 100 : 800;
+        int n = (int) Math.round(seconds * perSecond);
+        for (int i = 0; i < n; i++) {
+            sb.append(String.format(java.util.Locale.ROOT, "%16s  5/5    %.6f:     cpu-clock:   ffff0000 %s (%s)%n",
+                    comm, 10 + seconds * i / n, symbol, dso));
+        }
+        return sb.toString();
+    }
+}

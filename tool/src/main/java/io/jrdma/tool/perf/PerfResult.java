@@ -1,0 +1,43 @@
+package io.jrdma.tool.perf;
+
+/**
+ * One row of a {@code jrdma perf} table: a message size, how many iterations it ran, and what was measured: full
+ * latency statistics, only the average latency (duration mode), or bandwidth.
+ *
+ * <pre>{@code
+ * PerfResult r = PerfResult.latency(64, 1000, LatencyStatistics.ofStamps(stamps, 1000, 2));
+ * }</pre>
+ *
+ * @param size       message size in bytes
+ * @param iterations iterations measured
+ * @param latency    latency statistics, or {@code null}
+ * @param avgMicros  average latency in duration mode, or NaN
+ * @param bandwidth  bandwidth, or {@code null}
+ * @param warmup     untimed iterations this side ran at this size before the measured ones
+ * @param retries    the device's transport retries during the measured run ({@link TransportRetries}), or -1
+ */
+record PerfResult(int size, long iterations, LatencyStatistics latency, double avgMicros,
+                  BandwidthStatistics bandwidth, long warmup, long retries) {
+
+    static PerfResult latency(int size, long iterations, LatencyStatistics s) {
+        return new PerfResult(size, iterations, s, Double.NaN, null, 0, -1);
+    }
+
+    static PerfResult averageLatency(int size, long iterations, double avgMicros) {
+        return new PerfResult(size, iterations, null, avgMicros, null, 0, -1);
+    }
+
+    static PerfResult bandwidth(int size, long iterations, BandwidthStatistics b) {
+        return new PerfResult(size, iterations, null, Double.NaN, b, 0, -1);
+    }
+
+    /** This result, preceded by {@code n} untimed iterations. */
+    PerfResult withWarmup(long n) {
+        return new PerfResult(size, iterations, latency, avgMicros, bandwidth, n, retries);
+    }
+
+    /** This result, with {@code n} transport retries during its measured run (-1: unknown). */
+    PerfResult withRetries(long n) {
+        return new PerfResult(size, iterations, latency, avgMicros, bandwidth, warmup, n);
+    }
+}
