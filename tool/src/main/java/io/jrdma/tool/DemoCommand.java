@@ -31,9 +31,9 @@ import java.util.concurrent.TimeUnit;
  * {@code jrdma demo [-a ADDRESS] [-n ITERATIONS]}: a server and a client in this process, connected through the
  * connection manager, moving data with send/receive, RDMA write and read, and atomics, each checked, with latencies.
  *
- * <pre>{@code
+ * {@snippet lang=shell :
  * $ jrdma demo -n 200
- * }</pre>
+ * }
  */
 @Command(name = "demo", sortOptions = false,
         description = "A server and a client in this process, connected through the CM: send/receive, RDMA write "

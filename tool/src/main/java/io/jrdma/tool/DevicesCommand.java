@@ -17,9 +17,9 @@ import java.util.Locale;
 /**
  * {@code jrdma devices [-v] [-d DEVICE]}: every device, its attributes and ports, like {@code ibv_devinfo}.
  *
- * <pre>{@code
+ * {@snippet lang=shell :
  * $ jrdma devices -v
- * }</pre>
+ * }
  */
 @Command(name = "devices", sortOptions = false,
         description = "List RDMA devices and their ports, like ibv_devinfo; -v adds the GID table.")

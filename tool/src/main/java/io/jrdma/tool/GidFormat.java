@@ -5,9 +5,7 @@ import java.util.Locale;
 /**
  * GIDs in the text ibv_devinfo and the C examples print.
  *
- * <pre>{@code
- * GidFormat.format(entry.gid());   // "::ffff:10.0.2.15" or "fe80::5054:ff:fe12:3456"
- * }</pre>
+ * {@snippet class=io.jrdma.tool.ToolSnippets region=format}
  */
 public final class GidFormat {
     private GidFormat() {

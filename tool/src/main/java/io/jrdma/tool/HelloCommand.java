@@ -39,10 +39,10 @@ import java.util.Locale;
  * their RC queue pairs by hand, and the client RDMA-writes "hello verbs" into the server's memory, with an immediate
  * value that tells the server it is there.
  *
- * <pre>{@code
+ * {@snippet lang=shell :
  * $ jrdma hello              # server: waits, then prints what landed in its memory
  * $ jrdma hello 10.0.0.2     # client
- * }</pre>
+ * }
  */
 @Command(name = "hello", sortOptions = false,
         description = {"Two processes exchange LID, QPN, PSN, GID, address and rkey over TCP; the client RDMA-writes "

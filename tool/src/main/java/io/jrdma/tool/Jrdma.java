@@ -18,10 +18,10 @@ import java.util.Optional;
 /**
  * The {@code jrdma} command-line tool.
  *
- * <pre>{@code
+ * {@snippet lang=shell :
  * $ scripts/jrdma devices -v
  * $ scripts/jrdma pingpong rc -g 1 10.0.2.15
- * }</pre>
+ * }
  *
  * <p>Usage errors are one line on stderr and exit 2; other failures one line and exit 1, with the stack trace under
  * {@code --debug}.

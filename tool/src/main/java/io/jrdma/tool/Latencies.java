@@ -6,9 +6,7 @@ import java.util.Arrays;
 /**
  * A summary of measured latencies: median, 99th percentile and maximum, in microseconds.
  *
- * <pre>{@code
- * System.out.println("round trip " + Latencies.of(nanos));   // "median 41.2 us, p99 80.3 us, max 95.0 us"
- * }</pre>
+ * {@snippet class=io.jrdma.tool.ToolSnippets region=latencies}
  */
 record Latencies(double medianMicros, double p99Micros, double maxMicros) {
     static Latencies of(long[] nanos) {

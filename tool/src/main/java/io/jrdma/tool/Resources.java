@@ -3,9 +3,7 @@ package io.jrdma.tool;
 /**
  * Closing several resources in a given order, all of them even when some fail.
  *
- * <pre>{@code
- * Resources.closeAll(qp, mr, cq, pd);   // children before parents
- * }</pre>
+ * {@snippet class=io.jrdma.tool.ToolSnippets region=close-all}
  */
 public final class Resources {
     private Resources() {

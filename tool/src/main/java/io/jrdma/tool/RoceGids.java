@@ -9,9 +9,7 @@ import io.jrdma.ibverbs.RdmaException;
  * Finding the GID a RoCE port is reached by over IPv4: the RoCE v2 GID that carries an IPv4 address
  * ({@code ::ffff:a.b.c.d}).
  *
- * <pre>{@code
- * int gid = RoceGids.ipv4Index(ctx, 1);   // -1 if the port has none (e.g. InfiniBand)
- * }</pre>
+ * {@snippet class=io.jrdma.tool.ToolSnippets region=ipv4-index}
  */
 public final class RoceGids {
     private RoceGids() {

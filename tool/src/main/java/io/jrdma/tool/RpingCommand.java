@@ -38,9 +38,9 @@ import java.time.Duration;
  * protocol, interoperable with the C {@code rping} in either role. Each ping: the client advertises its source
  * buffer, the server RDMA-reads it, the client advertises its sink buffer, the server RDMA-writes the data back.
  *
- * <pre>{@code
+ * {@snippet lang=shell :
  * $ jrdma rping -c -a 10.0.0.2 -C 10 -V
- * }</pre>
+ * }
  */
 @Command(name = "rping", sortOptions = false,
         description = "librdmacm's rping protocol, interoperable with the C rping in either role.")

@@ -26,10 +26,10 @@ import java.util.zip.CRC32;
  * against what it sent. A final 8-byte message {@code -1 - COUNT} ends the stream cleanly, so the server can
  * tell a complete stream from a peer that went away mid-transfer.
  *
- * <pre>{@code
- * jrdma stream -s -a 10.0.2.15              # serve clients (each on its own thread) until killed
- * jrdma stream -c -a 10.0.2.15 -n 1000      # send 1000 checked messages of 4096 bytes
- * }</pre>
+ * {@snippet lang=shell :
+ * $ jrdma stream -s -a 10.0.2.15              # serve clients (each on its own thread) until killed
+ * $ jrdma stream -c -a 10.0.2.15 -n 1000      # send 1000 checked messages of 4096 bytes
+ * }
  *
  * <p>{@code -t} is how long the client tries to connect (default 60 s). Both sides print one summary line a stream, with the CRC-32 over all its bytes: {@code N messages, B bytes
  * verified, crc32 X}. The client exits 0 when every answer matched; a server with {@code -n N} exits after N

@@ -7,11 +7,7 @@ import java.lang.ref.Cleaner;
  * {@code close()}, logs a warning naming it and every object still open under it, each with where it was created,
  * then runs its release, which frees them natively. It holds descriptions and native handles, never the objects.
  *
- * <pre>{@code
- * guard = LeakGuard.watch(this, LOG, toString(), ledger(), creationSite(), () -> destroyNative(handle));
- * ...
- * guard.disarm();   // in destroy(): closed properly, nothing to report
- * }</pre>
+ * {@snippet class=io.jrdma.ibverbs.internal.LeakGuardSnippets region=watch}
  */
 public final class LeakGuard implements Runnable {
     private static final Cleaner CLEANER = Cleaner.create();

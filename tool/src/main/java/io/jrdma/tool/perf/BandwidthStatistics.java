@@ -5,10 +5,7 @@ package io.jrdma.tool.perf;
  * best bytes-per-time over any run of consecutive messages (from the post of the first to the completion of the
  * last, as perftest measures it); message rate in millions per second.
  *
- * <pre>{@code
- * BandwidthStatistics b = BandwidthStatistics.of(postedNanos, completedNanos, iterations, 65536);
- * b.averageMBps();
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=bandwidth}
  *
  * @param peakBytesPerSecond    best over runs of consecutive messages (0 when not measured, as in duration mode)
  * @param averageBytesPerSecond over the whole run

@@ -14,13 +14,7 @@ import java.util.Locale;
  * holds a gap pattern of its own. {@link #check} compares a destination with both, byte by byte: a block that was not
  * written, a stale one (another seed), blocks out of order, a byte written into a gap or past the end all fail.
  *
- * <pre>{@code
- * BlockLayout l = new BlockLayout(4096, 16, 8192);
- * l.fill(mem, 0, seed);                  // the source: blocks and gaps
- * l.clear(mem, dest);                    // the destination: gap pattern only
- * ... move the blocks ...
- * String wrong = l.check(mem, dest, seed);   // null when every byte is right
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.BlocksSnippets region=layout}
  *
  * @param blockSize bytes per block, at least 1
  * @param blocks    how many blocks, at least 1

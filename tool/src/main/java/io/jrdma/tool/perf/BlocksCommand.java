@@ -19,10 +19,10 @@ import java.util.Set;
  * SEND into scatter RECV. It connects the way {@code jrdma perf} does ({@link TcpPerfLink}); without SERVER it waits
  * for a client. Both sides print the table (or {@code --json}).
  *
- * <pre>{@code
+ * {@snippet lang=shell :
  * $ jrdma blocks -x 1 --block-size 4096 --blocks 16               # server
  * $ jrdma blocks -x 1 --block-size 4096 --blocks 16 10.0.2.15     # client
- * }</pre>
+ * }
  */
 @Command(name = "blocks", sortOptions = false,
         description = {"Strided blocks moved by scatter/gather (gather WRITE, scatter READ, gather SEND into scatter "

@@ -7,10 +7,7 @@ import java.util.Locale;
  * gather, the zero-copy variant gives it one scatter/gather entry per block and the packed variant has the CPU copy
  * the blocks through a contiguous staging buffer instead; the other end is contiguous in both variants.
  *
- * <pre>{@code
- * BlocksMode m = BlocksMode.of("send");
- * m.label();   // "send"
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.BlocksSnippets region=mode}
  */
 enum BlocksMode {
     /** The client's strided blocks gathered into one RDMA WRITE to the server's contiguous buffer. */

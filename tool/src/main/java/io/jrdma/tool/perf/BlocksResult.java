@@ -11,10 +11,7 @@ package io.jrdma.tool.perf;
  * (copies, posting, and on Soft-RoCE the kernel's protocol work done in the posting thread), and the
  * {@code cpu*TotalMicros} values keep it.
  *
- * <pre>{@code
- * BlocksResult r = ...;
- * r.mbPerSecond();   // payload bytes a second over the timed run, in MB/s (2^20 bytes)
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.BlocksSnippets region=result}
  *
  * @param layout               the blocks
  * @param mode                 the mode

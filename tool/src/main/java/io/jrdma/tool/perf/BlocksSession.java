@@ -34,11 +34,7 @@ import java.util.Locale;
  * up before the run, one reusable completion array, busy polling, {@link System#nanoTime()} into an array sized up
  * front.
  *
- * <pre>{@code
- * try (PerfLink link = TcpPerfLink.open(options.link()); BlocksSession s = new BlocksSession(options, link, table)) {
- *     s.run();
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.BlocksSnippets region=session}
  */
 final class BlocksSession implements AutoCloseable {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();

@@ -9,12 +9,7 @@ import java.util.Locale;
  * What {@code jrdma blocks} prints: a banner and one table row per mode and variant, or with {@code --json} one JSON
  * document with every row.
  *
- * <pre>{@code
- * BlocksTable table = new BlocksTable(options, "rxe0", System.out);
- * table.banner("Ethernet", 1);
- * table.add(result);
- * table.finish();
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.BlocksSnippets region=table}
  */
 final class BlocksTable {
     static final String HEADER = " block[B]  #blocks  stride[B]  mode   variant     #sge  t_median[usec]  t_min[usec]  "

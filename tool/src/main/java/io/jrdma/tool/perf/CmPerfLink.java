@@ -21,9 +21,7 @@ import java.time.Duration;
  * {@link PerfPeer}s travel as the private data of the connect request and of the accept. The client disconnects to
  * finish; the server waits for that.
  *
- * <pre>{@code
- * try (CmPerfLink link = CmPerfLink.open(options)) { ... }   // the server returns once a client asks to connect
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=cm-link}
  */
 final class CmPerfLink implements PerfLink {
     private static final Duration RESOLVE = Duration.ofSeconds(2);

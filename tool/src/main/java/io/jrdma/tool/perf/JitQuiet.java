@@ -18,11 +18,7 @@ import javax.management.ObjectName;
  * compilation finished. The compilation time alone is not enough: it grows only when a compilation ends, and in an
  * emulated VM one C2 compilation can take seconds.
  *
- * <pre>{@code
- * warmUp();
- * JitQuiet.await();
- * measure();
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=jit-quiet}
  */
 final class JitQuiet {
     /** How long the JIT must have been idle. */

@@ -8,10 +8,7 @@ import java.util.Arrays;
  * (median), average, population standard deviation and percentiles over the rest, and as max the sample right above
  * them. Every value is divided by the round-trip factor (2 for ping-pongs, which report half a round trip).
  *
- * <pre>{@code
- * LatencyStatistics s = LatencyStatistics.ofStamps(startNanos, iterations, 2);
- * s.typicalMicros();
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=latency}
  *
  * @param minMicros     fastest sample
  * @param maxMicros     slowest sample below the two outliers set aside

@@ -20,10 +20,10 @@ import java.util.Map;
  * waits for a client; the client measures, and the server prints what it measured too (ping-pongs) or the client's
  * bandwidth results.
  *
- * <pre>{@code
+ * {@snippet lang=shell :
  * $ jrdma perf write-lat -x 1 -s 64               # server
  * $ jrdma perf write-lat -x 1 -s 64 10.0.2.15     # client
- * }</pre>
+ * }
  */
 @Command(name = "perf", sortOptions = false,
         description = {"perftest-style latency and bandwidth tests (ib_write_lat, ib_send_bw, ...) with perftest's "

@@ -26,11 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  * writes into the peer's area at the same offsets from {@code OUTBOX}. Control writes complete on the send queue,
  * which the data path has drained by then.
  *
- * <pre>{@code
- * PerfControl control = new PerfControl(link, resources);
- * PerfPeer peer = control.connect(options.setup());
- * control.barrier(false);
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=control}
  */
 final class PerfControl {
     private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN);

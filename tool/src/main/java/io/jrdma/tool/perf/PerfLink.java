@@ -7,14 +7,7 @@ import io.jrdma.ibverbs.QueuePair;
  * How the two sides of {@code jrdma perf} find each other and connect their RC queue pairs: over a TCP exchange
  * ({@link TcpPerfLink}, perftest's default) or through rdma_cm ({@link CmPerfLink}, perftest's {@code -R}).
  *
- * <pre>{@code
- * try (PerfLink link = PerfLink.open(options)) {
- *     QueuePair qp = link.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq));
- *     PerfPeer peer = link.connect(qp, mine);
- *     ...
- *     link.finish();
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=link}
  */
 interface PerfLink extends AutoCloseable {
 

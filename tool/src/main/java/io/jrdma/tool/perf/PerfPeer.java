@@ -10,9 +10,7 @@ import java.nio.ByteBuffer;
  * It travels as {@value #BYTES} big-endian bytes: magic, setup hash, address, rkey, then the endpoint (zeros when
  * rdma_cm connects the queue pairs and this travels as private data).
  *
- * <pre>{@code
- * byte[] wire = new PerfPeer(options.setup().hashCode(), mr.address(), mr.remoteKey(), endpoint).toBytes();
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=peer}
  *
  * @param setupHash hash of {@link PerfOptions#setup()}
  * @param address   the buffer's virtual address

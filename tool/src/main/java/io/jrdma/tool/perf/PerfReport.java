@@ -10,12 +10,7 @@ import java.util.Locale;
  * layout (the banner adds the warm-up, which perftest does not have), or with {@code --json} one JSON document with
  * every row.
  *
- * <pre>{@code
- * PerfReport report = new PerfReport(options, System.out);
- * report.banner("rxe0", "Ethernet", 1);
- * report.add(PerfResult.latency(64, 1000, stats));   // prints the header before the first row
- * report.finish();
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=report}
  */
 final class PerfReport {
     static final String LINE = "-".repeat(87);

@@ -19,10 +19,7 @@ import java.util.function.UnaryOperator;
  *
  * <p>One thread posts and polls, as in perftest: the queues are confined and need no atomics on the data path.
  *
- * <pre>{@code
- * PerfResources r = PerfResources.open(link, 132, 20, qp -> qp.capacity(130, 16), dataBytes,
- *         Access.LOCAL_WRITE, Access.REMOTE_WRITE);
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=resources}
  */
 final class PerfResources implements AutoCloseable {
     /** The size of the control area. */

@@ -4,9 +4,7 @@ package io.jrdma.tool.perf;
  * One row of a {@code jrdma perf} table: a message size, how many iterations it ran, and what was measured: full
  * latency statistics, only the average latency (duration mode), or bandwidth.
  *
- * <pre>{@code
- * PerfResult r = PerfResult.latency(64, 1000, LatencyStatistics.ofStamps(stamps, 1000, 2));
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=result}
  *
  * @param size       message size in bytes
  * @param iterations iterations measured

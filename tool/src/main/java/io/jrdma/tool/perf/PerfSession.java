@@ -28,11 +28,7 @@ import java.util.Locale;
  * <p>The timed loops allocate nothing: one reusable work request, one reusable completion array, busy polling, and
  * {@link System#nanoTime()} per iteration into arrays sized up front.
  *
- * <pre>{@code
- * try (PerfLink link = PerfLink.open(options); PerfSession s = new PerfSession(options, link, report, null)) {
- *     s.run();
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=session}
  */
 final class PerfSession implements AutoCloseable {
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();

@@ -7,10 +7,7 @@ import java.util.Locale;
  * ({@code send}, {@code write}, {@code read}, {@code atomic}) measured for latency or bandwidth, with perftest's
  * defaults for it.
  *
- * <pre>{@code
- * PerfTest t = PerfTest.of("write-lat");
- * t.title();   // "RDMA_Write Latency Test"
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=test}
  *
  * @param verb    what the data path posts
  * @param latency latency ({@code -lat}) or bandwidth ({@code -bw})

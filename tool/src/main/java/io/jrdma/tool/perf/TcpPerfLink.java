@@ -24,9 +24,7 @@ import java.security.SecureRandom;
  * of {@link PerfPeer}s. The client speaks first; the server connects its queue pair before it answers; the client
  * connects its own and says "ready"; the same socket carries the closing handshake.
  *
- * <pre>{@code
- * try (TcpPerfLink link = TcpPerfLink.open(options)) { ... }
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=tcp-link}
  */
 final class TcpPerfLink implements PerfLink {
     /** Most outstanding RDMA reads and atomics asked of the device; perftest asks for its maximum. */

@@ -14,12 +14,7 @@ import java.util.List;
  * sysfs ({@code ports/N/hw_counters}): Soft-RoCE's {@code completer_retry_err}, mlx5's {@code local_ack_timeout_err};
  * it covers every queue pair of the device, so it is the measurement's only while nothing else runs on it.
  *
- * <pre>{@code
- * TransportRetries retries = TransportRetries.of("rxe0");
- * long before = retries.read();
- * ... // the measured run
- * long during = retries.since(before);   // -1 when the device has no such counter
- * }</pre>
+ * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=transport-retries}
  */
 final class TransportRetries {
     /** The counter's name in the drivers that expose one. */

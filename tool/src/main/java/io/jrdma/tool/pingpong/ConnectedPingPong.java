@@ -14,9 +14,7 @@ import java.util.List;
  * {@code jrdma pingpong rc} and {@code uc}: {@code ibv_rc_pingpong} and {@code ibv_uc_pingpong}, one connected
  * queue pair with a receive queue of its own, no remote access, the C examples' timers and retries.
  *
- * <pre>{@code
- * new ConnectedPingPong(options, System.out, QpType.UC).run();
- * }</pre>
+ * {@snippet class=io.jrdma.tool.pingpong.PingPongSnippets region=connected}
  */
 class ConnectedPingPong extends PingPong {
     private final QpType type;

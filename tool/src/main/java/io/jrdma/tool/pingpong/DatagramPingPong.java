@@ -15,9 +15,7 @@ import java.util.List;
  * {@code jrdma pingpong ud}: {@code ibv_ud_pingpong}, one UD queue pair with Q_Key 0x11111111 sending through an
  * address handle; messages fit the port's active MTU and every receive buffer starts with the 40-byte GRH.
  *
- * <pre>{@code
- * new DatagramPingPong(options, System.out).run();
- * }</pre>
+ * {@snippet class=io.jrdma.tool.pingpong.PingPongSnippets region=datagram}
  */
 final class DatagramPingPong extends PingPong {
     static final int QKEY = 0x11111111;

@@ -40,11 +40,7 @@ import java.util.Random;
  * sends its next message once both its previous SEND and the peer's answer have completed. The client sends first.
  * Subclasses create and connect the queue pairs.
  *
- * <pre>{@code
- * try (PingPong p = PingPong.of(options, System.out)) {
- *     p.run();   // a server: waits for ibv_rc_pingpong -g 1 <this host>
- * }
- * }</pre>
+ * {@snippet class=io.jrdma.tool.pingpong.PingPongSnippets region=ping-pong}
  */
 abstract class PingPong implements AutoCloseable {
     static final int RECV_WRID = 1;

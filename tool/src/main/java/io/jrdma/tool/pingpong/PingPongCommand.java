@@ -19,10 +19,10 @@ import java.util.List;
  * wire-compatible with them in either role. Each variant takes the options of its C example, the way their getopt
  * does (bundled flags, attached values, long options, operands anywhere, numbers as {@code strtol(…, 0)} reads them).
  *
- * <pre>{@code
+ * {@snippet lang=shell :
  * $ jrdma pingpong rc -g 1 -c               # server
  * $ jrdma pingpong rc -g 1 -c 10.0.2.15     # client
- * }</pre>
+ * }
  */
 @Command(name = "pingpong", description = {"Ping-pong SENDs like ibv_{rc,uc,ud,srq}_pingpong, interoperating with "
         + "them.", "Without SERVER, wait for a client."})

@@ -24,9 +24,7 @@ import java.util.Locale;
  * client writes its endpoints first; the server reads them, connects, answers with its own, and waits for the
  * client's {@code "done"}.
  *
- * <pre>{@code
- * List<Endpoint> theirs = PingPongHandshake.asClient("10.0.2.15", 18515, List.of(mine));
- * }</pre>
+ * {@snippet class=io.jrdma.tool.pingpong.PingPongSnippets region=client}
  */
 final class PingPongHandshake {
     /** {@code sizeof "0000:000000:000000:00000000000000000000000000000000"}: the text and its NUL. */

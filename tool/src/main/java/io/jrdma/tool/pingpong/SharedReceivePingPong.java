@@ -13,9 +13,7 @@ import java.io.PrintStream;
  * {@code jrdma pingpong srq}: {@code ibv_srq_pingpong}, {@code -q} RC queue pairs (default 16) receiving through one
  * shared receive queue, each ping-ponging with its peer of the same index; -n counts the exchanges of all of them.
  *
- * <pre>{@code
- * new SharedReceivePingPong(PingPongOptions.parse(List.of("srq", "-q", "4", "-g", "1")), System.out).run();
- * }</pre>
+ * {@snippet class=io.jrdma.tool.pingpong.PingPongSnippets region=shared-receive}
  */
 final class SharedReceivePingPong extends ConnectedPingPong {
     private SharedReceiveQueue srq;
