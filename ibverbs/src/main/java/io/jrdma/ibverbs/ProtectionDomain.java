@@ -11,6 +11,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.EnumSet;
+import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -140,7 +141,30 @@ public final class ProtectionDomain implements AutoCloseable {
      */
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) throws RdmaException {
         guard.checkOpen();
-        return SharedReceiveQueue.create(this, maxWr, maxSge);
+        return SharedReceiveQueue.create(this, maxWr, maxSge, null);
+    }
+
+    /**
+     * A basic shared receive queue whose receives complete on {@code cq} ({@code ibv_create_srq_ex} with the PD,
+     * type and CQ fields), where the provider has extended shared receive queues. XRC and tag-matching queues are
+     * not offered.
+     *
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=srq-ex}
+     *
+     * @param maxWr  the number of outstanding receive requests it holds (the device may round up)
+     * @param maxSge the scatter/gather entries per request
+     * @param cq     the completion queue of its receives, of this protection domain's context
+     * @return the new queue, a child of this protection domain and of {@code cq}
+     * @throws RdmaException            {@code EOPNOTSUPP} if the provider has no {@code create_srq_ex} (Soft-RoCE),
+     *     or what else {@code ibv_create_srq_ex} fails with
+     * @throws IllegalArgumentException if {@code maxWr} or {@code maxSge} is less than 1, or {@code cq} is of
+     *     another context
+     * @throws NullPointerException     if {@code cq} is null
+     */
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, CompletionQueue cq)
+            throws RdmaException {
+        guard.checkOpen();
+        return SharedReceiveQueue.create(this, maxWr, maxSge, Objects.requireNonNull(cq, "cq"));
     }
 
     /**

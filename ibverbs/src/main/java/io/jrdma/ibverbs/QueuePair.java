@@ -338,10 +338,8 @@ public final class QueuePair implements AutoCloseable {
                 ibv_qp_init_attr_ex.pd(init, pd.segment());
                 ibv_qp_init_attr_ex.send_ops_flags(init,
                         b.extendedOps.stream().mapToLong(SendOpcode::extendedFlag).reduce(0, (x, y) -> x | y));
-                if (pd.context().extendedOp(verbs_context.create_qp_ex$offset()).equals(MemorySegment.NULL)) {
-                    throw new RdmaException("ibv_create_qp_ex", Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP),
-                            pd.context().device().name() + " has no extended queue pairs");
-                }
+                pd.context().requireExtendedOp(verbs_context.create_qp_ex$offset(), "ibv_create_qp_ex",
+                        "extended queue pairs");
                 this.qp = creator.create(pd.segment(), init, true).reinterpret(ibv_qp.sizeof());
                 this.extendedPost = new ExtendedPost(this, guard.owner(), ibverbs_h.ibv_qp_to_qp_ex(qp),
                         Set.copyOf(b.extendedOps));

@@ -173,6 +173,18 @@ final class QueuePairSnippets {
         // @end
     }
 
+    void resizeSharedReceiveQueue(SharedReceiveQueue srq) throws RdmaException {
+        // @start region="srq-resize"
+        int size = srq.resize(1024);   // the receives posted stay; room for at least 1024 now
+        // @end
+    }
+
+    void sharedReceiveQueueEx(ProtectionDomain pd, CompletionQueue cq) throws RdmaException {
+        // @start region="srq-ex"
+        SharedReceiveQueue srq = pd.createSharedReceiveQueue(256, 1, cq);   // ibv_create_srq_ex
+        // @end
+    }
+
     void addressHandle(ProtectionDomain pd, QueuePair qp, MemoryRegion mr, Endpoint peer, int gidIndex)
             throws RdmaException {
         // @start region="address-handle"
