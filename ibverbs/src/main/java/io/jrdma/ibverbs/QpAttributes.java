@@ -323,9 +323,7 @@ public final class QpAttributes {
      * @throws IllegalStateException if these attributes are not from {@link QueuePair#query()}
      */
     public QueuePair.Capabilities capabilities() {
-        if (capabilities == null) {
-            throw new IllegalStateException("only a query reports the capabilities");
-        }
+        requireQueried();
         return capabilities;
     }
 
@@ -336,8 +334,14 @@ public final class QpAttributes {
      * @throws IllegalStateException if these attributes are not from {@link QueuePair#query()}
      */
     public boolean sqDraining() {
-        capabilities();
+        requireQueried();
         return sqDraining;
+    }
+
+    private void requireQueried() {
+        if (capabilities == null) {
+            throw new IllegalStateException("only a query reports the capabilities and sq_draining");
+        }
     }
 
     private void require(QpAttribute attribute) {

@@ -574,7 +574,8 @@ public final class QueuePair implements AutoCloseable {
      * @param sendPsn the first packet sequence number to send, the one advertised in this side's {@link Endpoint}
      * @param options for RC, the ACK timeout, retry counts and read/atomic depth
      * @throws RdmaException            if {@code ibv_modify_qp} fails, e.g. {@code EINVAL} when not in RTR
-     * @throws IllegalArgumentException if {@code sendPsn} is over 24 bits
+     * @throws IllegalArgumentException if {@code sendPsn} is over 24 bits, or the queue pair is in RTS or SQD
+     *     already (staying in RTS takes no send PSN: {@link QpTransitions})
      * @throws IllegalStateException    if the queue pair is closed
      */
     public void toReadyToSend(int sendPsn, ConnectOptions options) throws RdmaException {
