@@ -2,7 +2,6 @@ package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_ah;
 import io.jrdma.bindings.ibverbs.ibv_ah_attr;
-import io.jrdma.bindings.ibverbs.ibv_global_route;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.ResourceGuard;
@@ -10,7 +9,6 @@ import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
@@ -46,25 +44,15 @@ public final class AddressHandle implements AutoCloseable {
         return pd;
     }
 
-    /** {@code ibv_create_ah} towards {@code remote} from local {@code port}, with a GRH from GID {@code gidIndex} (or -1). */
-    static AddressHandle create(ProtectionDomain pd, Endpoint remote, int port, int gidIndex, int serviceLevel)
-            throws RdmaException {
-        if (gidIndex < 0 && remote.lid() == 0) {
-            throw new IllegalArgumentException("the peer has no LID, so it needs a GID path: give a GID index");
+    /** {@code ibv_create_ah} along {@code path}. */
+    static AddressHandle create(ProtectionDomain pd, AddressVector path) throws RdmaException {
+        if (path.port() == 0) {
+            throw new IllegalArgumentException("an address handle needs its local port: " + path);
         }
         return ResourceGuard.create(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment attr = ibv_ah_attr.allocate(arena);
-                ibv_ah_attr.dlid(attr, (short) remote.lid());
-                ibv_ah_attr.sl(attr, (byte) serviceLevel);
-                ibv_ah_attr.port_num(attr, (byte) port);
-                if (gidIndex >= 0) {
-                    ibv_ah_attr.is_global(attr, (byte) 1);
-                    MemorySegment grh = ibv_ah_attr.grh(attr);
-                    MemorySegment.copy(remote.gid(), 0, ibv_global_route.dgid(grh), ValueLayout.JAVA_BYTE, 0, 16);
-                    ibv_global_route.sgid_index(grh, (byte) gidIndex);
-                    ibv_global_route.hop_limit(grh, (byte) 1);
-                }
+                path.write(attr);
                 return new AddressHandle(pd, Verbs.pointer("ibv_create_ah", CREATE_AH, pd.segment(), attr));
             }
         }, ah -> ah.guard, pd.guard);

@@ -4,6 +4,8 @@ import io.jrdma.bindings.ibverbs.ibv_context;
 import io.jrdma.bindings.ibverbs.ibv_context_ops;
 import io.jrdma.bindings.ibverbs.ibv_cq;
 import io.jrdma.bindings.ibverbs.ibv_cq_init_attr_ex;
+import io.jrdma.bindings.ibverbs.ibv_moderate_cq;
+import io.jrdma.bindings.ibverbs.ibv_modify_cq_attr;
 import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.DataPath;
@@ -174,11 +176,8 @@ public final class CompletionQueue implements AutoCloseable {
     static CompletionQueue createEx(Context context, int entries, CompletionChannel channel, int vector,
                                     Set<WcField> fields, ThreadConfinement confinement) throws RdmaException {
         checkArguments(context, entries, channel, vector);
-        MemorySegment op = context.extendedOp(verbs_context.create_cq_ex$offset());
-        if (op.equals(MemorySegment.NULL)) {
-            throw new RdmaException("ibv_create_cq_ex", Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP),
-                    context.device().name() + " has no extended completion queues");
-        }
+        MemorySegment op = context.requireExtendedOp(verbs_context.create_cq_ex$offset(), "ibv_create_cq_ex",
+                "extended completion queues");
         long wcFlags = fields.stream().mapToLong(WcField::mask).reduce(0, (a, b) -> a | b);
         return ResourceGuard.create(() -> {
             try (Arena arena = Arena.ofConfined()) {
@@ -282,6 +281,40 @@ public final class CompletionQueue implements AutoCloseable {
             throw new IllegalArgumentException("a completion queue needs at least 1 entry, not " + entries);
         }
         Verbs.check("ibv_resize_cq", ibverbs_h.ibv_resize_cq(cq, entries));
+    }
+
+    /**
+     * Moderates completion events ({@code ibv_modify_cq} with {@code IBV_CQ_ATTR_MODERATE}): the channel hears of
+     * completions once {@code count} have gathered or {@code periodMicros} have passed since the first.
+     *
+     * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=moderate}
+     *
+     * @param count        completions per event, 0..65535
+     * @param periodMicros the longest wait for an event, in microseconds, 0..65535
+     * @throws RdmaException            {@code EOPNOTSUPP} if the device cannot moderate (its provider has no
+     *     {@code modify_cq}, or refuses it, as Soft-RoCE does), or what else {@code ibv_modify_cq} fails with
+     * @throws IllegalArgumentException if a value is out of range
+     * @throws IllegalStateException    if the queue is closed
+     */
+    public void moderate(int count, int periodMicros) throws RdmaException {
+        guard.checkOpen();
+        ConnectOptions.range("count", count, 0, 0xffff);
+        ConnectOptions.range("periodMicros", periodMicros, 0, 0xffff);
+        MemorySegment op = context.requireExtendedOp(verbs_context.modify_cq$offset(), "ibv_modify_cq",
+                "completion queue moderation");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_modify_cq_attr.allocate(arena);
+            ibv_modify_cq_attr.attr_mask(attr, ibverbs_h.IBV_CQ_ATTR_MODERATE());
+            MemorySegment moderation = ibv_modify_cq_attr.moderate(attr);
+            ibv_moderate_cq.cq_count(moderation, (short) count);
+            ibv_moderate_cq.cq_period(moderation, (short) periodMicros);
+            int rc = verbs_context.modify_cq.invoke(op, cq, attr);
+            if (Math.abs(rc) == Errno.EOPNOTSUPP) {
+                throw Errno.exception("ibv_modify_cq", Errno.EOPNOTSUPP,
+                        context.device().name() + " does not moderate completion queues");
+            }
+            Verbs.check("ibv_modify_cq", rc);
+        }
     }
 
     /**

@@ -3,8 +3,9 @@ package io.jrdma.ibverbs;
 import java.util.Objects;
 
 /**
- * How {@link QueuePair#connect} brings a queue pair to RTS: the local port and GID, the path MTU, and the RC
- * timers and limits. Defaults follow {@code ibv_rc_pingpong}.
+ * How {@link QueuePair#connect} brings a queue pair to RTS: the local port and GID, the path MTU and its Global
+ * Route Header, and the RC timers and limits. Defaults follow {@code ibv_rc_pingpong}, but for the hop limit: 64,
+ * which a routed RoCE v2 network needs.
  *
  * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=connect-options}
  */
@@ -18,6 +19,9 @@ public final class ConnectOptions {
     private int retryCount = 6;
     private int rnrRetry = 7;
     private int serviceLevel;
+    private int hopLimit = GlobalRoute.DEFAULT_HOP_LIMIT;
+    private int trafficClass;
+    private int flowLabel;
     private int accessFlags = Access.LOCAL_WRITE.mask() | Access.REMOTE_READ.mask() | Access.REMOTE_WRITE.mask()
             | Access.REMOTE_ATOMIC.mask();
 
@@ -121,6 +125,42 @@ public final class ConnectOptions {
     }
 
     /**
+     * The GRH hop limit, 0..255 (default {@link GlobalRoute#DEFAULT_HOP_LIMIT}); with a GID index only.
+     *
+     * @param hops how many routers the packets may cross
+     * @return these options
+     * @throws IllegalArgumentException if the value is out of range
+     */
+    public ConnectOptions hopLimit(int hops) {
+        this.hopLimit = range("hopLimit", hops, 0, 255);
+        return this;
+    }
+
+    /**
+     * The GRH traffic class, 0..255 (default 0; on RoCE v2 the DSCP and ECN bits); with a GID index only.
+     *
+     * @param tclass the traffic class
+     * @return these options
+     * @throws IllegalArgumentException if the value is out of range
+     */
+    public ConnectOptions trafficClass(int tclass) {
+        this.trafficClass = range("trafficClass", tclass, 0, 255);
+        return this;
+    }
+
+    /**
+     * The GRH flow label, 20 bits (default 0); with a GID index only.
+     *
+     * @param label the flow label
+     * @return these options
+     * @throws IllegalArgumentException if the value is out of range
+     */
+    public ConnectOptions flowLabel(int label) {
+        this.flowLabel = range("flowLabel", label, 0, 0xfffff);
+        return this;
+    }
+
+    /**
      * What the peer may do to this QP's memory (default: remote read, write and atomics).
      *
      * @param access the rights; for UC only {@link Access#REMOTE_WRITE} applies
@@ -134,10 +174,6 @@ public final class ConnectOptions {
 
     int port() {
         return port;
-    }
-
-    int gidIndex() {
-        return gidIndex;
     }
 
     Mtu mtu() {
@@ -164,15 +200,19 @@ public final class ConnectOptions {
         return rnrRetry;
     }
 
-    int serviceLevel() {
-        return serviceLevel;
+    /** The path to {@code remote} these options describe. */
+    AddressVector path(Endpoint remote) {
+        AddressVector path = AddressVector.to(remote, port, gidIndex).withServiceLevel(serviceLevel);
+        GlobalRoute grh = path.globalRoute();
+        return grh == null ? path : path.withGlobalRoute(
+                grh.withHopLimit(hopLimit).withTrafficClass(trafficClass).withFlowLabel(flowLabel));
     }
 
     int accessFlags() {
         return accessFlags;
     }
 
-    private static int range(String what, int v, int min, int max) {
+    static int range(String what, int v, int min, int max) {
         if (v < min || v > max) {
             throw new IllegalArgumentException(what + " must be in [" + min + ", " + max + "], not " + v);
         }

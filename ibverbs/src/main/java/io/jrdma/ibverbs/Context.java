@@ -567,6 +567,21 @@ public final class Context implements AutoCloseable {
         return extendedOp(ctx, opOffset);
     }
 
+    /**
+     * {@link #extendedOp(long)}, or the {@code EOPNOTSUPP} verbs.h answers with when the provider lacks it.
+     *
+     * @param verb    the verb, for the exception
+     * @param lacking what the device then has no support for, e.g. "extended completion queues"
+     */
+    MemorySegment requireExtendedOp(long opOffset, String verb, String lacking) throws RdmaException {
+        MemorySegment op = extendedOp(opOffset);
+        if (op.equals(MemorySegment.NULL)) {
+            throw new RdmaException(verb, Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP),
+                    device.name() + " has no " + lacking);
+        }
+        return op;
+    }
+
     /** {@link #extendedOp(long)} of native context {@code ctx}. */
     static MemorySegment extendedOp(MemorySegment ctx, long opOffset) {
         if (ibv_context.abi_compat(ctx).address() != VERBS_ABI_IS_EXTENDED) {

@@ -11,6 +11,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.EnumSet;
+import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -140,7 +141,30 @@ public final class ProtectionDomain implements AutoCloseable {
      */
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) throws RdmaException {
         guard.checkOpen();
-        return SharedReceiveQueue.create(this, maxWr, maxSge);
+        return SharedReceiveQueue.create(this, maxWr, maxSge, null);
+    }
+
+    /**
+     * A basic shared receive queue whose receives complete on {@code cq} ({@code ibv_create_srq_ex} with the PD,
+     * type and CQ fields), where the provider has extended shared receive queues. XRC and tag-matching queues are
+     * not offered.
+     *
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=srq-ex}
+     *
+     * @param maxWr  the number of outstanding receive requests it holds (the device may round up)
+     * @param maxSge the scatter/gather entries per request
+     * @param cq     the completion queue of its receives, of this protection domain's context
+     * @return the new queue, a child of this protection domain and of {@code cq}
+     * @throws RdmaException            {@code EOPNOTSUPP} if the provider has no {@code create_srq_ex} (Soft-RoCE),
+     *     or what else {@code ibv_create_srq_ex} fails with
+     * @throws IllegalArgumentException if {@code maxWr} or {@code maxSge} is less than 1, or {@code cq} is of
+     *     another context
+     * @throws NullPointerException     if {@code cq} is null
+     */
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, CompletionQueue cq)
+            throws RdmaException {
+        guard.checkOpen();
+        return SharedReceiveQueue.create(this, maxWr, maxSge, Objects.requireNonNull(cq, "cq"));
     }
 
     /**
@@ -201,7 +225,8 @@ public final class ProtectionDomain implements AutoCloseable {
 
     /**
      * An address handle towards {@code remote} for UD sends from local {@code port} ({@code ibv_create_ah}), with a
-     * GRH from local GID {@code gidIndex}, or -1 to route by LID only.
+     * GRH from local GID {@code gidIndex} (hop limit {@link GlobalRoute#DEFAULT_HOP_LIMIT}), or -1 to route by LID
+     * only.
      *
      * @param remote   the peer (its LID and GID)
      * @param port     the local port, from 1
@@ -211,7 +236,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * @throws IllegalArgumentException if {@code gidIndex} is -1 but the peer has no LID (RoCE)
      */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex) throws RdmaException {
-        return createAddressHandle(remote, port, gidIndex, 0);
+        return createAddressHandle(AddressVector.to(remote, port, gidIndex));
     }
 
     /**
@@ -228,11 +253,25 @@ public final class ProtectionDomain implements AutoCloseable {
      */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex, int serviceLevel)
             throws RdmaException {
+        return createAddressHandle(AddressVector.to(remote, port, gidIndex).withServiceLevel(serviceLevel));
+    }
+
+    /**
+     * An address handle along {@code path} ({@code ibv_create_ah}): every field of the address vector and its
+     * Global Route Header as given.
+     *
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=address-vector}
+     *
+     * @param path the path, with its local port
+     * @return the new address handle, a child of this protection domain
+     * @throws RdmaException            if {@code ibv_create_ah} fails, e.g. {@code EINVAL} for a GID index the port
+     *     lacks
+     * @throws IllegalArgumentException if the path has no local port
+     * @throws IllegalStateException    if the protection domain is closed
+     */
+    public AddressHandle createAddressHandle(AddressVector path) throws RdmaException {
         guard.checkOpen();
-        if (serviceLevel < 0 || serviceLevel > 15) {
-            throw new IllegalArgumentException("service level must be in [0, 15], not " + serviceLevel);
-        }
-        return AddressHandle.create(this, remote, port, gidIndex, serviceLevel);
+        return AddressHandle.create(this, path);
     }
 
     /**

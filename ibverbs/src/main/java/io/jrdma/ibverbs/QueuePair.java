@@ -1,9 +1,7 @@
 package io.jrdma.ibverbs;
 
-import io.jrdma.bindings.ibverbs.ibv_ah_attr;
 import io.jrdma.bindings.ibverbs.ibv_context;
 import io.jrdma.bindings.ibverbs.ibv_context_ops;
-import io.jrdma.bindings.ibverbs.ibv_global_route;
 import io.jrdma.bindings.ibverbs.ibv_pd;
 import io.jrdma.bindings.ibverbs.ibv_qp;
 import io.jrdma.bindings.ibverbs.ibv_qp_attr;
@@ -14,7 +12,6 @@ import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.NativeEnums;
 import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 import io.jrdma.ibverbs.internal.VerbsBridge;
@@ -341,10 +338,8 @@ public final class QueuePair implements AutoCloseable {
                 ibv_qp_init_attr_ex.pd(init, pd.segment());
                 ibv_qp_init_attr_ex.send_ops_flags(init,
                         b.extendedOps.stream().mapToLong(SendOpcode::extendedFlag).reduce(0, (x, y) -> x | y));
-                if (pd.context().extendedOp(verbs_context.create_qp_ex$offset()).equals(MemorySegment.NULL)) {
-                    throw new RdmaException("ibv_create_qp_ex", Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP),
-                            pd.context().device().name() + " has no extended queue pairs");
-                }
+                pd.context().requireExtendedOp(verbs_context.create_qp_ex$offset(), "ibv_create_qp_ex",
+                        "extended queue pairs");
                 this.qp = creator.create(pd.segment(), init, true).reinterpret(ibv_qp.sizeof());
                 this.extendedPost = new ExtendedPost(this, guard.owner(), ibverbs_h.ibv_qp_to_qp_ex(qp),
                         Set.copyOf(b.extendedOps));
@@ -457,32 +452,49 @@ public final class QueuePair implements AutoCloseable {
     /**
      * All attributes, asked of the device ({@code ibv_query_qp}).
      *
-     * @return the attributes
+     * @return every attribute, with the capabilities and {@code sq_draining}
      * @throws RdmaException         if {@code ibv_query_qp} fails
      * @throws IllegalStateException if the queue pair is closed
      */
     public QpAttributes query() throws RdmaException {
         guard.checkOpen();
-        int mask = IBV_QP_STATE() | IBV_QP_PATH_MTU() | IBV_QP_QKEY() | IBV_QP_RQ_PSN() | IBV_QP_SQ_PSN()
-                | IBV_QP_DEST_QPN() | IBV_QP_ACCESS_FLAGS() | IBV_QP_MAX_QP_RD_ATOMIC() | IBV_QP_MAX_DEST_RD_ATOMIC()
-                | IBV_QP_MIN_RNR_TIMER() | IBV_QP_PORT() | IBV_QP_TIMEOUT() | IBV_QP_RETRY_CNT() | IBV_QP_RNR_RETRY()
-                | IBV_QP_CAP();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = ibv_qp_attr.allocate(arena);
             MemorySegment init = ibv_qp_init_attr.allocate(arena);
-            Verbs.check("ibv_query_qp", ibverbs_h.ibv_query_qp(qp, a, mask, init));
-            MemorySegment cap = ibv_qp_attr.cap(a);
-            return new QpAttributes(QpState.of(ibv_qp_attr.qp_state(a)),
-                    NativeEnums.of(Mtu.values(), Mtu::value, ibv_qp_attr.path_mtu(a), null),
-                    ibv_qp_attr.qkey(a), ibv_qp_attr.rq_psn(a), ibv_qp_attr.sq_psn(a), ibv_qp_attr.dest_qp_num(a),
-                    ibv_qp_attr.qp_access_flags(a), Byte.toUnsignedInt(ibv_qp_attr.max_rd_atomic(a)),
-                    Byte.toUnsignedInt(ibv_qp_attr.max_dest_rd_atomic(a)),
-                    Byte.toUnsignedInt(ibv_qp_attr.min_rnr_timer(a)), Byte.toUnsignedInt(ibv_qp_attr.port_num(a)),
-                    Byte.toUnsignedInt(ibv_qp_attr.timeout(a)), Byte.toUnsignedInt(ibv_qp_attr.retry_cnt(a)),
-                    Byte.toUnsignedInt(ibv_qp_attr.rnr_retry(a)),
-                    new Capabilities(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_recv_wr(cap),
-                            ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
-                            ibv_qp_cap.max_inline_data(cap)));
+            int all = QpAttribute.maskOf(EnumSet.allOf(QpAttribute.class)) | IBV_QP_CAP();
+            Verbs.check("ibv_query_qp", ibverbs_h.ibv_query_qp(qp, a, all, init));
+            return QpAttributes.read(a);
+        }
+    }
+
+    /**
+     * Modifies the queue pair ({@code ibv_modify_qp}) with exactly the attributes set in {@code attributes} and
+     * their mask bits. Before the call, the transition from the current state (or the {@link QpAttribute#CUR_STATE}
+     * given) is checked against {@link QpTransitions}: a required attribute missing or one the transition does not
+     * take is refused without touching the queue pair.
+     *
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=qp-modify}
+     *
+     * @param attributes what to set; without {@link QpAttribute#STATE} the state stays
+     * @throws RdmaException            if {@code ibv_modify_qp} fails; for {@code EINVAL} the message says what
+     *     the transition table expects
+     * @throws IllegalArgumentException if the transition lacks a required attribute or does not take one given
+     * @throws IllegalStateException    if the queue pair is closed
+     */
+    public void modify(QpAttributes attributes) throws RdmaException {
+        guard.checkOpen();
+        QpState from = attributes.has(QpAttribute.CUR_STATE) ? attributes.currentState() : state();
+        QpState to = attributes.has(QpAttribute.STATE) ? attributes.state() : from;
+        QpTransitions.check(type, from, to, attributes.attributes());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_qp_attr.allocate(arena);
+            int rc = ibverbs_h.ibv_modify_qp(qp, attr, attributes.write(attr));
+            if (rc != 0) {
+                int errno = Math.abs(rc);
+                String what = "moving " + this + " from " + from + " to " + to + " with " + attributes.attributes();
+                throw Errno.exception("ibv_modify_qp", errno,
+                        errno == Errno.EINVAL ? what + "; " + QpTransitions.expectation(type, from, to) : what);
+            }
         }
     }
 
@@ -514,11 +526,10 @@ public final class QueuePair implements AutoCloseable {
      */
     public void toInit(ConnectOptions options) throws RdmaException {
         requireType("toInit(ConnectOptions)", QpType.RC, QpType.UC);
-        modify(QpState.INIT, IBV_QP_STATE() | IBV_QP_PKEY_INDEX() | IBV_QP_PORT() | IBV_QP_ACCESS_FLAGS(), a -> {
-            ibv_qp_attr.port_num(a, (byte) options.port());
-            ibv_qp_attr.qp_access_flags(a, type == QpType.UC
-                    ? options.accessFlags() & Access.REMOTE_WRITE.mask() : options.accessFlags());
-        });
+        modify(QpAttributes.builder().state(QpState.INIT).pkeyIndex(0).port(options.port())
+                .accessFlags(type == QpType.UC ? options.accessFlags() & Access.REMOTE_WRITE.mask()
+                        : options.accessFlags())
+                .build());
     }
 
     /**
@@ -531,53 +542,30 @@ public final class QueuePair implements AutoCloseable {
      */
     public void toInitDatagram(int port, int qkey) throws RdmaException {
         requireType("toInitDatagram", QpType.UD);
-        modify(QpState.INIT, IBV_QP_STATE() | IBV_QP_PKEY_INDEX() | IBV_QP_PORT() | IBV_QP_QKEY(), a -> {
-            ibv_qp_attr.port_num(a, (byte) port);
-            ibv_qp_attr.qkey(a, qkey);
-        });
+        modify(QpAttributes.builder().state(QpState.INIT).pkeyIndex(0).port(port).qkey(qkey).build());
     }
 
     /**
      * INIT → RTR: for RC and UC, the path to {@code remote}; for UD, nothing ({@code remote} may be null).
      *
      * @param remote  the peer's endpoint (RC, UC), or {@code null} (UD)
-     * @param options the path MTU, GID index, service level, and for RC the responder's read/atomic depth and RNR
-     *     timer
+     * @param options the path MTU, GID index, service level, GRH (hop limit, traffic class, flow label), and for RC
+     *     the responder's read/atomic depth and RNR timer
      * @throws RdmaException            if {@code ibv_modify_qp} fails, e.g. {@code EINVAL} when not in INIT
      * @throws IllegalArgumentException if the peer has no LID and {@code options} no GID index
      * @throws IllegalStateException    if the queue pair is of another type, or closed
      */
     public void toReadyToReceive(Endpoint remote, ConnectOptions options) throws RdmaException {
-        if (type == QpType.UD) {
-            modify(QpState.RTR, IBV_QP_STATE(), a -> { });
-            return;
+        QpAttributes.Builder rtr = QpAttributes.builder().state(QpState.RTR);
+        if (type != QpType.UD) {
+            requireType("toReadyToReceive", QpType.RC, QpType.UC);
+            rtr.addressVector(options.path(remote)).pathMtu(options.mtu()).destQpNumber(remote.qpn())
+                    .receivePsn(remote.psn());
         }
-        requireType("toReadyToReceive", QpType.RC, QpType.UC);
-        if (options.gidIndex() < 0 && remote.lid() == 0) {
-            throw new IllegalArgumentException("the peer has no LID, so it needs a GID path: give a GID index");
-        }
-        int mask = IBV_QP_STATE() | IBV_QP_AV() | IBV_QP_PATH_MTU() | IBV_QP_DEST_QPN() | IBV_QP_RQ_PSN();
         if (type == QpType.RC) {
-            mask |= IBV_QP_MAX_DEST_RD_ATOMIC() | IBV_QP_MIN_RNR_TIMER();
+            rtr.maxDestReadAtomic(options.maxReadAtomic()).minRnrTimer(options.minRnrTimer());
         }
-        modify(QpState.RTR, mask, a -> {
-            ibv_qp_attr.path_mtu(a, options.mtu().value());
-            ibv_qp_attr.dest_qp_num(a, remote.qpn());
-            ibv_qp_attr.rq_psn(a, remote.psn());
-            ibv_qp_attr.max_dest_rd_atomic(a, (byte) options.maxReadAtomic());
-            ibv_qp_attr.min_rnr_timer(a, (byte) options.minRnrTimer());
-            MemorySegment ah = ibv_qp_attr.ah_attr(a);
-            ibv_ah_attr.dlid(ah, (short) remote.lid());
-            ibv_ah_attr.sl(ah, (byte) options.serviceLevel());
-            ibv_ah_attr.port_num(ah, (byte) options.port());
-            if (options.gidIndex() >= 0) {
-                ibv_ah_attr.is_global(ah, (byte) 1);
-                MemorySegment grh = ibv_ah_attr.grh(ah);
-                MemorySegment.copy(remote.gid(), 0, ibv_global_route.dgid(grh), ValueLayout.JAVA_BYTE, 0, 16);
-                ibv_global_route.sgid_index(grh, (byte) options.gidIndex());
-                ibv_global_route.hop_limit(grh, (byte) 1);
-            }
-        });
+        modify(rtr.build());
     }
 
     /**
@@ -586,24 +574,17 @@ public final class QueuePair implements AutoCloseable {
      * @param sendPsn the first packet sequence number to send, the one advertised in this side's {@link Endpoint}
      * @param options for RC, the ACK timeout, retry counts and read/atomic depth
      * @throws RdmaException            if {@code ibv_modify_qp} fails, e.g. {@code EINVAL} when not in RTR
-     * @throws IllegalArgumentException if {@code sendPsn} is over 24 bits
+     * @throws IllegalArgumentException if {@code sendPsn} is over 24 bits, or the queue pair is in RTS or SQD
+     *     already (staying in RTS takes no send PSN: {@link QpTransitions})
      * @throws IllegalStateException    if the queue pair is closed
      */
     public void toReadyToSend(int sendPsn, ConnectOptions options) throws RdmaException {
-        if ((sendPsn & ~0xffffff) != 0) {
-            throw new IllegalArgumentException("PSN is 24 bits: " + sendPsn);
-        }
-        int mask = IBV_QP_STATE() | IBV_QP_SQ_PSN();
+        QpAttributes.Builder rts = QpAttributes.builder().state(QpState.RTS).sendPsn(sendPsn);
         if (type == QpType.RC) {
-            mask |= IBV_QP_TIMEOUT() | IBV_QP_RETRY_CNT() | IBV_QP_RNR_RETRY() | IBV_QP_MAX_QP_RD_ATOMIC();
+            rts.timeout(options.timeout()).retryCount(options.retryCount()).rnrRetry(options.rnrRetry())
+                    .maxReadAtomic(options.maxReadAtomic());
         }
-        modify(QpState.RTS, mask, a -> {
-            ibv_qp_attr.sq_psn(a, sendPsn);
-            ibv_qp_attr.timeout(a, (byte) options.timeout());
-            ibv_qp_attr.retry_cnt(a, (byte) options.retryCount());
-            ibv_qp_attr.rnr_retry(a, (byte) options.rnrRetry());
-            ibv_qp_attr.max_rd_atomic(a, (byte) options.maxReadAtomic());
-        });
+        modify(rts.build());
     }
 
     /**
@@ -630,7 +611,7 @@ public final class QueuePair implements AutoCloseable {
      * @throws IllegalStateException if the queue pair is closed
      */
     public void toError() throws RdmaException {
-        modify(QpState.ERR, IBV_QP_STATE(), a -> { });
+        modify(QpAttributes.builder().state(QpState.ERR).build());
     }
 
     /**
@@ -640,7 +621,7 @@ public final class QueuePair implements AutoCloseable {
      * @throws IllegalStateException if the queue pair is closed
      */
     public void reset() throws RdmaException {
-        modify(QpState.RESET, IBV_QP_STATE(), a -> { });
+        modify(QpAttributes.builder().state(QpState.RESET).build());
     }
 
     /**
@@ -650,7 +631,7 @@ public final class QueuePair implements AutoCloseable {
      * @throws IllegalStateException if the queue pair is closed
      */
     public void toSendQueueDrained() throws RdmaException {
-        modify(QpState.SQD, IBV_QP_STATE(), a -> { });
+        modify(QpAttributes.builder().state(QpState.SQD).build());
     }
 
     /**
@@ -798,24 +779,6 @@ public final class QueuePair implements AutoCloseable {
             }
         }
         return mask;
-    }
-
-    @FunctionalInterface
-    private interface AttrWriter {
-        void write(MemorySegment attr);
-    }
-
-    private void modify(QpState target, int mask, AttrWriter writer) throws RdmaException {
-        guard.checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = ibv_qp_attr.allocate(arena);
-            ibv_qp_attr.qp_state(attr, target.value());
-            writer.write(attr);
-            int rc = ibverbs_h.ibv_modify_qp(qp, attr, mask);
-            if (rc != 0) {
-                throw Errno.exception("ibv_modify_qp", Math.abs(rc), "moving " + this + " to " + target);
-            }
-        }
     }
 
     private void requireType(String what, QpType... types) {

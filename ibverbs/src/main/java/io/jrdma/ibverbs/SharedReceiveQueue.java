@@ -5,6 +5,8 @@ import io.jrdma.bindings.ibverbs.ibv_context_ops;
 import io.jrdma.bindings.ibverbs.ibv_srq;
 import io.jrdma.bindings.ibverbs.ibv_srq_attr;
 import io.jrdma.bindings.ibverbs.ibv_srq_init_attr;
+import io.jrdma.bindings.ibverbs.ibv_srq_init_attr_ex;
+import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.ResourceGuard;
@@ -12,6 +14,7 @@ import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
@@ -30,7 +33,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final MemorySegment srq;
     private final MemorySegment postSrqRecvFn;
     private final int maxSge;
-    private final int maxWr;
+    /** Changed by {@link #resize}: a post racing a resize checks its chain against either size; the provider rules. */
+    private volatile int maxWr;
 
     /**
      * The sizes of a shared receive queue, and its limit (0: not armed).
@@ -42,15 +46,18 @@ public final class SharedReceiveQueue implements AutoCloseable {
     public record Attributes(int maxWr, int maxSge, int limit) {
     }
 
-    private SharedReceiveQueue(ProtectionDomain pd, int maxWr, int maxSge) throws RdmaException {
-        this.guard = new ResourceGuard(this, this::destroy, pd.guard);
+    private SharedReceiveQueue(ProtectionDomain pd, int maxWr, int maxSge, CompletionQueue cq,
+                               ResourceGuard[] parents) throws RdmaException {
+        this.guard = new ResourceGuard(this, this::destroy, parents);
         this.pd = pd;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment init = ibv_srq_init_attr.allocate(arena);
+            // struct ibv_srq_init_attr is the leading part of struct ibv_srq_init_attr_ex, as verbs.h relies on too.
+            MemorySegment init = ibv_srq_init_attr_ex.allocate(arena);
             MemorySegment attr = ibv_srq_init_attr.attr(init);
             ibv_srq_attr.max_wr(attr, maxWr);
             ibv_srq_attr.max_sge(attr, maxSge);
-            this.srq = Verbs.pointer("ibv_create_srq", CREATE_SRQ, pd.segment(), init).reinterpret(ibv_srq.sizeof());
+            this.srq = (cq == null ? Verbs.pointer("ibv_create_srq", CREATE_SRQ, pd.segment(), init)
+                    : createEx(pd, cq, init)).reinterpret(ibv_srq.sizeof());
             this.maxSge = ibv_srq_attr.max_sge(attr);
             this.maxWr = ibv_srq_attr.max_wr(attr);
         }
@@ -58,12 +65,37 @@ public final class SharedReceiveQueue implements AutoCloseable {
         pd.context().register(srq, this);
     }
 
-    static SharedReceiveQueue create(ProtectionDomain pd, int maxWr, int maxSge) throws RdmaException {
+    /**
+     * {@code ibv_create_srq_ex} for a basic queue whose receives complete on {@code cq}: a completion queue in the
+     * request is what sends verbs.h past {@code ibv_create_srq} to the provider's {@code create_srq_ex}.
+     */
+    private static MemorySegment createEx(ProtectionDomain pd, CompletionQueue cq, MemorySegment init)
+            throws RdmaException {
+        ibv_srq_init_attr_ex.comp_mask(init, ibverbs_h.IBV_SRQ_INIT_ATTR_PD() | ibverbs_h.IBV_SRQ_INIT_ATTR_TYPE()
+                | ibverbs_h.IBV_SRQ_INIT_ATTR_CQ());
+        ibv_srq_init_attr_ex.srq_type(init, ibverbs_h.IBV_SRQT_BASIC());
+        ibv_srq_init_attr_ex.pd(init, pd.segment());
+        ibv_srq_init_attr_ex.cq(init, cq.segment());
+        Context ctx = pd.context();
+        MemorySegment op = ctx.requireExtendedOp(verbs_context.create_srq_ex$offset(), "ibv_create_srq_ex",
+                "extended shared receive queues");
+        return Verbs.pointer("ibv_create_srq_ex", Errno.capturing(op, verbs_context.create_srq_ex.descriptor()),
+                ctx.segment(), init);
+    }
+
+    static SharedReceiveQueue create(ProtectionDomain pd, int maxWr, int maxSge, CompletionQueue cq)
+            throws RdmaException {
         if (maxWr < 1 || maxSge < 1) {
             throw new IllegalArgumentException("a shared receive queue needs maxWr and maxSge >= 1, not "
                     + maxWr + " and " + maxSge);
         }
-        return ResourceGuard.create(() -> new SharedReceiveQueue(pd, maxWr, maxSge), srq -> srq.guard, pd.guard);
+        if (cq != null && cq.context() != pd.context()) {
+            throw new IllegalArgumentException(cq + " belongs to another device context than " + pd);
+        }
+        ResourceGuard[] parents = cq == null ? new ResourceGuard[] {pd.guard}
+                : new ResourceGuard[] {pd.guard, cq.guard};
+        return ResourceGuard.create(() -> new SharedReceiveQueue(pd, maxWr, maxSge, cq, parents), srq -> srq.guard,
+                parents);
     }
 
     /**
@@ -94,10 +126,62 @@ public final class SharedReceiveQueue implements AutoCloseable {
         if (limit < 1) {
             throw new IllegalArgumentException("the limit must be at least 1, not " + limit);
         }
+        modify(0, limit, ibverbs_h.IBV_SRQ_LIMIT());
+    }
+
+    /**
+     * Resizes the queue to at least {@code maxWr} outstanding requests ({@code ibv_modify_srq} with
+     * {@code IBV_SRQ_MAX_WR}); the requests posted stay.
+     *
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=srq-resize}
+     *
+     * @param maxWr the new size, in requests; at least 1
+     * @return the size the device gave (at least {@code maxWr})
+     * @throws RdmaException            if {@code ibv_modify_srq} fails: {@code EINVAL} past the device's limit or
+     *     below the armed limit, {@code EOPNOTSUPP} where the device cannot resize (no
+     *     {@code IBV_DEVICE_SRQ_RESIZE})
+     * @throws IllegalArgumentException if {@code maxWr} is less than 1
+     * @throws IllegalStateException    if the queue is closed
+     */
+    public int resize(int maxWr) throws RdmaException {
+        guard.checkOpen();
+        if (maxWr < 1) {
+            throw new IllegalArgumentException("a shared receive queue needs maxWr >= 1, not " + maxWr);
+        }
+        modify(maxWr, 0, ibverbs_h.IBV_SRQ_MAX_WR());
+        this.maxWr = query().maxWr();
+        return this.maxWr;
+    }
+
+    /**
+     * The number of this queue in the device's SRQ table ({@code ibv_get_srq_num}), which XRC senders address.
+     *
+     * @return the 24-bit SRQ number
+     * @throws RdmaException         {@code EOPNOTSUPP} if the provider gives none (it has no XRC, as Soft-RoCE)
+     * @throws IllegalStateException if the queue is closed
+     */
+    public int number() throws RdmaException {
+        guard.checkOpen();
+        MemorySegment op = pd.context().requireExtendedOp(verbs_context.get_srq_num$offset(), "ibv_get_srq_num",
+                "SRQ numbers");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment number = arena.allocate(ValueLayout.JAVA_INT);
+            int rc = verbs_context.get_srq_num.invoke(op, srq, number);
+            if (Math.abs(rc) == Errno.EOPNOTSUPP) {
+                throw Errno.exception("ibv_get_srq_num", Errno.EOPNOTSUPP,
+                        pd.context().device().name() + " gives no SRQ numbers (they serve XRC)");
+            }
+            Verbs.check("ibv_get_srq_num", rc);
+            return number.get(ValueLayout.JAVA_INT, 0);
+        }
+    }
+
+    private void modify(int maxWr, int limit, int mask) throws RdmaException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = ibv_srq_attr.allocate(arena);
+            ibv_srq_attr.max_wr(attr, maxWr);
             ibv_srq_attr.srq_limit(attr, limit);
-            Verbs.check("ibv_modify_srq", ibverbs_h.ibv_modify_srq(srq, attr, ibverbs_h.IBV_SRQ_LIMIT()));
+            Verbs.check("ibv_modify_srq", ibverbs_h.ibv_modify_srq(srq, attr, mask));
         }
     }
 

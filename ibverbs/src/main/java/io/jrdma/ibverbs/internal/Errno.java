@@ -14,6 +14,8 @@ import java.lang.invoke.VarHandle;
 /** errno capture and naming for verbs that report failure through errno. */
 @SuppressWarnings("restricted")
 public final class Errno {
+    /** Invalid argument: the same value on every Linux architecture. */
+    public static final int EINVAL = 22;
     /** No such device: the same value on every Linux architecture (asm-generic). */
     public static final int ENODEV = 19;
     /** Operation not supported: the same value on every Linux architecture but alpha, mips, parisc and sparc. */

@@ -30,6 +30,12 @@ final class CompletionSnippets {
         // @end
     }
 
+    void moderate(CompletionQueue cq) throws RdmaException {
+        // @start region="moderate"
+        cq.moderate(16, 100);   // one event per 16 completions, or 100 µs after the first
+        // @end
+    }
+
     void builder(Context ctx, CompletionChannel channel) throws RdmaException {
         // @start region="builder"
         CompletionQueue cq = ctx.completionQueue(256).channel(channel).vector(0)

@@ -1,16 +1,23 @@
 package io.jrdma.ibverbs.snippets;
 
+import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.AddressHandle;
+import io.jrdma.ibverbs.AddressVector;
+import io.jrdma.ibverbs.AlternatePath;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.ConnectOptions;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.Endpoint;
 import io.jrdma.ibverbs.ExtendedPost;
+import io.jrdma.ibverbs.GlobalRoute;
+import io.jrdma.ibverbs.MigrationState;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.Mtu;
 import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpAttribute;
 import io.jrdma.ibverbs.QpAttributes;
 import io.jrdma.ibverbs.QpState;
+import io.jrdma.ibverbs.QpTransitions;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
@@ -23,6 +30,7 @@ import io.jrdma.ibverbs.ThreadConfinement;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** Queue pairs: building, connecting, posting. */
@@ -102,6 +110,37 @@ final class QueuePairSnippets {
         // @end
     }
 
+    void modify(QueuePair qp, Endpoint peer, int gidIndex, AddressVector backup) throws RdmaException {
+        // @start region="qp-modify"
+        // INIT → RTR by hand: every attribute named, the hop limit and traffic class of a routed RoCE v2 network.
+        AddressVector path = AddressVector.to(peer, 1, gidIndex).withServiceLevel(3);
+        path = path.withGlobalRoute(path.globalRoute().withHopLimit(64).withTrafficClass(106));
+        qp.modify(QpAttributes.builder().state(QpState.RTR).addressVector(path).pathMtu(Mtu.MTU_1024)
+                .destQpNumber(peer.qpn()).receivePsn(peer.psn()).maxDestReadAtomic(4).minRnrTimer(12)
+                .remoteAccess(Access.LOCAL_WRITE, Access.REMOTE_WRITE).build());
+        // Later, in RTS: load an alternate path and arm it.
+        qp.modify(QpAttributes.builder().alternatePath(new AlternatePath(backup, 0, 1, 14))
+                .migrationState(MigrationState.REARM).build());
+        // @end
+    }
+
+    void transitions() {
+        // @start region="qp-transitions"
+        QpTransitions.Rule rtr = QpTransitions.rule(QpType.RC, QpState.INIT, QpState.RTR).orElseThrow();
+        Set<QpAttribute> mustGive = rtr.required();   // AV, PATH_MTU, RQ_PSN, MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER, ...
+        // Throws IllegalArgumentException: "RC INIT → RTR is missing [AV, ...]"
+        QpTransitions.check(QpType.RC, QpState.INIT, QpState.RTR, Set.of(QpAttribute.STATE, QpAttribute.PATH_MTU));
+        // @end
+    }
+
+    void addressVector(ProtectionDomain pd, Endpoint peer, int gidIndex) throws RdmaException {
+        // @start region="address-vector"
+        GlobalRoute grh = GlobalRoute.to(peer.gid(), gidIndex)   // hop limit 64
+                .withTrafficClass(106).withFlowLabel(0x12345);
+        AddressHandle ah = pd.createAddressHandle(new AddressVector(peer.lid(), 0, 0, 0, 1, grh));
+        // @end
+    }
+
     void sendRequest(QueuePair qp, MemoryRegion mr, long peerAddress, int peerRkey) throws RdmaException {
         // @start region="send-request"
         SendWorkRequest wr = new SendWorkRequest(1);       // once, then reused for every post
@@ -131,6 +170,18 @@ final class QueuePairSnippets {
         ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
         srq.postReceive(rr.reset().id(1).add(mr, 0, 4096));
         srq.armLimit(16);   // an SRQ_LIMIT_REACHED async event when fewer than 16 receives are left
+        // @end
+    }
+
+    void resizeSharedReceiveQueue(SharedReceiveQueue srq) throws RdmaException {
+        // @start region="srq-resize"
+        int size = srq.resize(1024);   // the receives posted stay; room for at least 1024 now
+        // @end
+    }
+
+    void sharedReceiveQueueEx(ProtectionDomain pd, CompletionQueue cq) throws RdmaException {
+        // @start region="srq-ex"
+        SharedReceiveQueue srq = pd.createSharedReceiveQueue(256, 1, cq);   // ibv_create_srq_ex
         // @end
     }
 
