@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -46,21 +47,44 @@ public record RunProfile(String name, Measurement result, double from, double to
      * (unmapping its heap, writing the perf map) is kernel-bound too, but runs none of them.
      */
     static final double RXE_SHARE = 0.05;
+    /** A bin of a ping-pong's measured run: the client's busiest thread was on a CPU at least this share of it. */
+    static final double SPIN_SHARE = 0.8;
     /** Busy bins at most this far apart (seconds) belong to the same run: a reader is sometimes preempted. */
     static final double JOIN = 0.4;
 
     /**
      * Finds the measured run in {@code client}'s samples: the last stretch of busy, kernel-bound bins of its busiest
      * thread that run rxe (jrdma perf's warm-up comes before it, separated by the wait for an idle JIT; perftest has
-     * none).
+     * none). For a read or a stream, whose loops are kernel-bound on rxe.
      *
      * @throws IllegalArgumentException when no bin qualifies
      */
     public static RunProfile of(String name, Measurement result, List<CpuSample> client, List<CpuSample> server,
                                 int operations, int frequency) {
-        int main = client.stream().collect(Collectors.groupingBy(CpuSample::tid, Collectors.counting()))
-                .entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow(
-                        () -> new IllegalArgumentException(name + ": no client samples")).getKey();
+        double busy = BUSY_SHARE * frequency / BINS_PER_SECOND;
+        return found(name, result, client, server, operations, frequency,
+                b -> b[0] >= busy && b[1] >= KERNEL_SHARE * b[0] && b[2] >= RXE_SHARE * b[0],
+                "no busy, kernel-bound stretch running rxe in the client's samples");
+    }
+
+    /**
+     * Finds a ping-pong's measured run in {@code client}'s samples: the last stretch of bins in which its busiest
+     * thread is on a CPU at least {@link #SPIN_SHARE} of the time. A ping-pong client busy-polls in user space for
+     * the whole run, so its loop is CPU-bound rather than kernel-bound. For perftest, which has no warm-up and whose
+     * set-up is short; jrdma perf says where its run is ({@link #between}).
+     *
+     * @throws IllegalArgumentException when no bin qualifies
+     */
+    public static RunProfile spinning(String name, Measurement result, List<CpuSample> client,
+                                      List<CpuSample> server, int operations, int frequency) {
+        double spinning = SPIN_SHARE * frequency / BINS_PER_SECOND;
+        return found(name, result, client, server, operations, frequency, b -> b[0] >= spinning,
+                "no stretch in which the client spins on a CPU");
+    }
+
+    private static RunProfile found(String name, Measurement result, List<CpuSample> client, List<CpuSample> server,
+                                    int operations, int frequency, Predicate<int[]> inRun, String none) {
+        long main = mainThread(name, client);
         Map<Long, int[]> bins = new HashMap<>();   // bin -> {samples, kernel samples, rxe samples}
         for (CpuSample s : client) {
             if (s.tid() == main) {
@@ -70,26 +94,40 @@ public record RunProfile(String name, Measurement result, double from, double to
                 b[2] += s.kind() == Kind.KERNEL && s.symbol().startsWith("rxe_") ? 1 : 0;
             }
         }
-        double busy = BUSY_SHARE * frequency / BINS_PER_SECOND;
-        List<Long> loop = bins.entrySet().stream()
-                .filter(e -> e.getValue()[0] >= busy && e.getValue()[1] >= KERNEL_SHARE * e.getValue()[0]
-                        && e.getValue()[2] >= RXE_SHARE * e.getValue()[0])
+        List<Long> loop = bins.entrySet().stream().filter(e -> inRun.test(e.getValue()))
                 .map(Map.Entry::getKey).sorted().toList();
         if (loop.isEmpty()) {
-            throw new IllegalArgumentException(
-                    name + ": no busy, kernel-bound stretch running rxe in the client's samples");
+            throw new IllegalArgumentException(name + ": " + none);
         }
         long last = loop.getLast();
         long first = last;
         for (int i = loop.size() - 2; i >= 0 && first - loop.get(i) <= JOIN * BINS_PER_SECOND + 1e-9; i--) {
             first = loop.get(i);
         }
-        double from = (double) first / BINS_PER_SECOND;
-        double to = (double) (last + 1) / BINS_PER_SECOND;
+        return between(name, result, client, server, (double) first / BINS_PER_SECOND,
+                (double) (last + 1) / BINS_PER_SECOND, operations, frequency);
+    }
+
+    /**
+     * The run between two instants the tool reported, on the clock perf recorded with ({@code perf record -k
+     * CLOCK_MONOTONIC}, the clock of Java's {@link System#nanoTime()}).
+     *
+     * @throws IllegalArgumentException when the client has no sample
+     */
+    public static RunProfile between(String name, Measurement result, List<CpuSample> client, List<CpuSample> server,
+                                     double from, double to, int operations, int frequency) {
+        long main = mainThread(name, client);
         List<CpuSample> in = client.stream().filter(s -> s.seconds() >= from && s.seconds() < to).toList();
         int mainThread = (int) in.stream().filter(s -> s.tid() == main).count();
         int serverIn = (int) server.stream().filter(s -> s.seconds() >= from && s.seconds() < to).count();
         return new RunProfile(name, result, from, to, operations, frequency, in, mainThread, serverIn);
+    }
+
+    /** The thread with the most samples: the one that posts and polls. */
+    private static long mainThread(String name, List<CpuSample> client) {
+        return client.stream().collect(Collectors.groupingBy(CpuSample::tid, Collectors.counting()))
+                .entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow(
+                        () -> new IllegalArgumentException(name + ": no client samples")).getKey();
     }
 
     /**

@@ -121,6 +121,32 @@ class ProfileReportTest {
     }
 
     @Test
+    void cutsAPingPongOutOfItsSamples(@TempDir Path dir) throws IOException {
+        // C: found where its client spins (800 samples a second from 10 s); Java: where jrdma perf says, on
+        // CLOCK_MONOTONIC, which its samples' times are on: only the second half of its spinning samples.
+        results(dir, "date=2026-11-24\ntest=write-lat\nsize=2\niterations=1000\nwarmup=500\nfrequency=1000\n", """
+                 #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]
+                 2       1000          9.80           205.85       10.50    	       11.04       	 1.06
+                """, "{\"results\":[{\"bytes\":2,\"t_typical_usec\":11.2,\"run_monotonic_ns\":[10500000000,11000000000]}]}",
+                script("ib_write_lat", "run_iter_lat_write", "/usr/bin/ib_write_lat", 1.0),
+                script("java", "void io.jrdma.tool.perf.PerfSession$RoundTrips.step()", "/usr/lib/jvm/libjvm.so", 1.0));
+        List<RunProfile> runs = ProfileReport.collect(dir, BenchReport.environment(
+                Files.readString(dir.resolve("env.txt"))));
+        assertEquals(10.0, runs.get(0).from(), 1e-9);
+        assertEquals(11.0, runs.get(0).to(), 1e-9);
+        assertEquals(10.5, runs.get(1).from(), 1e-9);
+        assertEquals(11.0, runs.get(1).to(), 1e-9);
+        assertEquals(400, runs.get(1).client().size(), 1);
+        String md = ProfileReport.markdown(BenchReport.environment(Files.readString(dir.resolve("env.txt"))), runs);
+        assertContains(md,
+                "# Where a round trip's time goes: jrdma perf and ib_write_lat under perf",
+                "`run_monotonic_ns`",
+                "on a CPU at least 80% of the time",
+                "| C 1 | 10.50 | 1.0 | 800.0 |",
+                "| Java 1 | 11.20 | 0.5 | 400.0 |");
+    }
+
+    @Test
     void refusesAnUnknownTest(@TempDir Path dir) throws IOException {
         Files.writeString(dir.resolve("env.txt"), "test=read-bw\niterations=10\nfrequency=1000\n");
         Files.createDirectories(dir.resolve("round-1"));

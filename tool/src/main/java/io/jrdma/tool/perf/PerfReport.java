@@ -139,6 +139,9 @@ final class PerfReport {
             if (r.retries() >= 0) {
                 sb.append(",\"transport_retries\":").append(r.retries());
             }
+            if (r.runStart() != 0) {
+                sb.append(",\"run_monotonic_ns\":[").append(r.runStart()).append(',').append(r.runEnd()).append(']');
+            }
             sb.append('}');
         }
         return sb.append("]}").toString();

@@ -155,7 +155,9 @@ final class PerfSession implements AutoCloseable {
                 control.barrier(false);
             }
             long retriesBefore = retries.read();
-            PerfResult r = measure(size, options.iterations(size), options.seconds() > 0);
+            long runStart = System.nanoTime();
+            PerfResult r = measure(size, options.iterations(size), options.seconds() > 0).withRun(runStart,
+                    System.nanoTime());
             long retried = retries.since(retriesBefore);
             if (client && !test.latency()) {
                 control.sendResults(r);
