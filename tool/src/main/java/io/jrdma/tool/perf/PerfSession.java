@@ -156,8 +156,11 @@ final class PerfSession implements AutoCloseable {
             }
             long retriesBefore = retries.read();
             long runStart = System.nanoTime();
-            PerfResult r = measure(size, options.iterations(size), options.seconds() > 0).withRun(runStart,
-                    System.nanoTime());
+            PerfResult r = measure(size, options.iterations(size), options.seconds() > 0);
+            long runEnd = System.nanoTime();
+            if (r != null) {   // null: a bandwidth server, whose results come from its client
+                r = r.withRun(runStart, runEnd);
+            }
             long retried = retries.since(retriesBefore);
             if (client && !test.latency()) {
                 control.sendResults(r);
