@@ -104,7 +104,7 @@ public record RunProfile(String name, Measurement result, double from, double to
         for (int i = loop.size() - 2; i >= 0 && first - loop.get(i) <= JOIN * BINS_PER_SECOND + 1e-9; i--) {
             first = loop.get(i);
         }
-        return between(name, result, client, server, (double) first / BINS_PER_SECOND,
+        return cut(name, result, client, server, main, (double) first / BINS_PER_SECOND,
                 (double) (last + 1) / BINS_PER_SECOND, operations, frequency);
     }
 
@@ -116,7 +116,11 @@ public record RunProfile(String name, Measurement result, double from, double to
      */
     public static RunProfile between(String name, Measurement result, List<CpuSample> client, List<CpuSample> server,
                                      double from, double to, int operations, int frequency) {
-        long main = mainThread(name, client);
+        return cut(name, result, client, server, mainThread(name, client), from, to, operations, frequency);
+    }
+
+    private static RunProfile cut(String name, Measurement result, List<CpuSample> client, List<CpuSample> server,
+                                  long main, double from, double to, int operations, int frequency) {
         List<CpuSample> in = client.stream().filter(s -> s.seconds() >= from && s.seconds() < to).toList();
         int mainThread = (int) in.stream().filter(s -> s.tid() == main).count();
         int serverIn = (int) server.stream().filter(s -> s.seconds() >= from && s.seconds() < to).count();

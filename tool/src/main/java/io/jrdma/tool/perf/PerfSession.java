@@ -158,7 +158,7 @@ final class PerfSession implements AutoCloseable {
             long runStart = System.nanoTime();
             PerfResult r = measure(size, options.iterations(size), options.seconds() > 0);
             long runEnd = System.nanoTime();
-            if (r != null) {   // null: a bandwidth server, whose results come from its client
+            if (r != null) {   // null: a server that measures nothing itself (bandwidth, read, atomic)
                 r = r.withRun(runStart, runEnd);
             }
             long retried = retries.since(retriesBefore);
