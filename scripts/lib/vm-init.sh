@@ -190,26 +190,38 @@ stage2() {
 	# One modprobe: each run has to read the module indexes over 9p.
 	modprobe -a virtio_console virtio_net rdma_rxe ib_uverbs rdma_ucm ||
 		die "modprobe failed"
-	ip link set lo up
-	ip addr add 10.0.2.15/24 dev eth0 || die "no eth0"
-	ip link set eth0 up
-	log "stage 2: adding rxe0"
-	rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0 failed"
-	tries=0
-	until grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; do
-		tries=$((tries + 1))
-		[ "$tries" -le 100 ] || die "rxe0 port 1 did not become ACTIVE within 10 s"
-		sleep 0.1
-	done
-
-	log "stage 2: finding the output ports, mounting shares"
-	out=$(find_port org.jrdma.stdout) || die "no virtio-serial port for stdout"
-	err=$(find_port org.jrdma.stderr) || die "no virtio-serial port for stderr"
-
-	# Defines CWD, VM_HOSTNAME, DOCKER, DOCKER_DISK, calls share() and leaves the env(1)
+	# Defines CWD, VM_HOSTNAME, NICS, ROUTES, ROUTER, DOCKER, DOCKER_DISK, calls share() and leaves the env(1)
 	# arguments (-i, NAME=VALUE..., COMMAND, ARGS...) in "$@".
+	log "stage 2: mounting shares"
 	# shellcheck source=/dev/null
 	. "$RUN_DIR/config.sh"
+
+	ip link set lo up
+	i=0
+	for nic in $NICS; do
+		ip addr add "${nic%@*}" dev "eth$i" || die "no eth$i for $nic"
+		ip link set "eth$i" up
+		i=$((i + 1))
+	done
+	for route in $ROUTES; do
+		ip route add "${route%@*}" via "${route#*@}" || die "cannot add the route $route"
+	done
+	if [ "$ROUTER" = true ]; then
+		echo 1 >/proc/sys/net/ipv4/ip_forward || die "cannot switch IPv4 forwarding on"
+	else
+		log "stage 2: adding rxe0"
+		rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0 failed"
+		tries=0
+		until grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; do
+			tries=$((tries + 1))
+			[ "$tries" -le 100 ] || die "rxe0 port 1 did not become ACTIVE within 10 s"
+			sleep 0.1
+		done
+	fi
+
+	log "stage 2: finding the output ports"
+	out=$(find_port org.jrdma.stdout) || die "no virtio-serial port for stdout"
+	err=$(find_port org.jrdma.stderr) || die "no virtio-serial port for stderr"
 
 	hostname "$VM_HOSTNAME" 2>/dev/null
 	[ "$DOCKER" = true ] && start_dockerd

@@ -69,7 +69,7 @@ class PingPongInteropDeviceTest {
     private static void javaServerCClient(String variant, int port, int size, List<String> args) throws Exception {
         CompletableFuture<ToolRun> server = jrdma(variant, args);
         awaitListening(port, server);
-        ToolRun client = c(variant, withServer(args));
+        ToolRun client = c(variant, withServer(args, "127.0.0.1"));
         ToolRun javaServer = server.get(120, TimeUnit.SECONDS);
         check(variant, size, javaServer, client);
     }
@@ -80,7 +80,7 @@ class PingPongInteropDeviceTest {
                 .redirectOutput(log.toFile()).start();
         try {
             awaitListening(port, server.onExit());
-            ToolRun client = jrdma(variant, withServer(args)).get(120, TimeUnit.SECONDS);
+            ToolRun client = jrdma(variant, withServer(args, "127.0.0.1")).get(120, TimeUnit.SECONDS);
             assertTrue(server.waitFor(60, TimeUnit.SECONDS), "ibv_" + variant + "_pingpong server finished");
             check(variant, size, new ToolRun(server.exitValue(), Files.readString(log)), client);
         } finally {
@@ -89,7 +89,7 @@ class PingPongInteropDeviceTest {
     }
 
     /** Both sides ran to the end, counted the same bytes, the server found the client's data, QPNs match. */
-    private static void check(String variant, int size, ToolRun server, ToolRun client) {
+    static void check(String variant, int size, ToolRun server, ToolRun client) {
         String logs = "server:\n" + server.output() + "\nclient:\n" + client.output();
         assertEquals(0, server.status(), logs);
         assertEquals(0, client.status(), logs);
@@ -121,7 +121,7 @@ class PingPongInteropDeviceTest {
         return found;
     }
 
-    private static List<String> args(Context ctx, int port, List<String> extra) throws IOException {
+    static List<String> args(Context ctx, int port, List<String> extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("-d", ctx.device().name(), "-n", Integer.toString(ITERS), "-c",
                 "-p", Integer.toString(port)));
         int gid = DeviceSupport.gidIndex(ctx);
@@ -132,13 +132,13 @@ class PingPongInteropDeviceTest {
         return args;
     }
 
-    private static List<String> withServer(List<String> args) {
+    static List<String> withServer(List<String> args, String host) {
         List<String> client = new ArrayList<>(args);
-        client.add("127.0.0.1");
+        client.add(host);
         return client;
     }
 
-    private static List<String> command(String variant, List<String> args) {
+    static List<String> command(String variant, List<String> args) {
         List<String> cmd = new ArrayList<>(List.of("ibv_" + variant + "_pingpong"));
         cmd.addAll(args);
         return cmd;
@@ -149,25 +149,18 @@ class PingPongInteropDeviceTest {
     }
 
     /** {@code jrdma pingpong VARIANT ARGS}, in this process. */
-    private static CompletableFuture<ToolRun> jrdma(String variant, List<String> args) {
+    static CompletableFuture<ToolRun> jrdma(String variant, List<String> args) {
         List<String> line = new ArrayList<>(List.of("pingpong", variant));
         line.addAll(args);
         return ToolRun.jrdma(line);
     }
 
     /** Waits until something listens on TCP {@code port}, failing early if {@code server} ends first. */
-    private static void awaitListening(int port, CompletableFuture<?> server) throws Exception {
-        String hexPort = String.format(Locale.ROOT, ":%04X ", port);
+    static void awaitListening(int port, CompletableFuture<?> server) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
-            for (Path table : List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6"))) {
-                for (String row : Files.exists(table) ? Files.readAllLines(table) : List.<String>of()) {
-                    String[] f = row.trim().split("\\s+");
-                    // local_address is field 1, st (0A = LISTEN) field 3
-                    if (f.length > 3 && (f[1] + " ").endsWith(hexPort) && f[3].equals("0A")) {
-                        return;
-                    }
-                }
+            if (TcpListeners.listening(port)) {
+                return;
             }
             if (server.isDone()) {
                 throw new AssertionError("the server ended before listening: " + server.get());
