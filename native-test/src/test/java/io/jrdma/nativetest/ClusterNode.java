@@ -52,6 +52,11 @@ final class ClusterNode {
         return dataAddress;
     }
 
+    /** The node's control address (eth1), where its agent and the tasks' own TCP sockets listen. */
+    InetAddress controlAddress() {
+        return agent.getAddress();
+    }
+
     /** Starts {@code command} on the node; its output (standard output and error) is kept for {@link Remote#await}. */
     Remote start(String... command) throws IOException {
         return start(List.of(command));

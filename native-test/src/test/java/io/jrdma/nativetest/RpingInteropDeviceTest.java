@@ -22,8 +22,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @RdmaDeviceTest
 class RpingInteropDeviceTest {
-    private static final int COUNT = 20;
-    private static final int SIZE = 100;
+    static final int COUNT = 20;
+    static final int SIZE = 100;
     private static final Pattern PING = Pattern.compile("^(?:server )?ping data: (rdma-ping-(\\d+): .*)$",
             Pattern.MULTILINE);
 
@@ -54,7 +54,7 @@ class RpingInteropDeviceTest {
     }
 
     /** Both ended well, and both saw the client's pings 0..COUNT-1, in order, each with its C pattern. */
-    private static void check(ToolRun client, String clientPrefix, ToolRun server) {
+    static void check(ToolRun client, String clientPrefix, ToolRun server) {
         String logs = "client:\n" + client.output() + "\nserver:\n" + server.output();
         assertEquals(0, client.status(), logs);
         assertEquals(0, server.status(), logs);
@@ -86,7 +86,7 @@ class RpingInteropDeviceTest {
     }
 
     @FunctionalInterface
-    private interface Attempt {
+    interface Attempt {
         ToolRun run() throws Exception;
     }
 
@@ -94,7 +94,7 @@ class RpingInteropDeviceTest {
      * Runs the client until the server listens: a server JVM or process that is still starting rejects it (no one
      * listens yet), which is not what is tested here.
      */
-    private static ToolRun untilListening(Attempt client) throws Exception {
+    static ToolRun untilListening(Attempt client) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (true) {
             ToolRun run = client.run();

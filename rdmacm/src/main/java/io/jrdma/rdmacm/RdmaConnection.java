@@ -134,7 +134,7 @@ public final class RdmaConnection implements AutoCloseable {
             id.resolve(server, timeout);
             return null;
         }, () -> {
-            id.connect(ConnectionParameters.defaults()
+            id.connect(ConnectionParameters.defaults().withRetryCount(options.retryCount())
                     .withResources(options.readDepth(), options.readDepth()).withPrivateData(options.privateData()));
             return id.await(left(deadline), CmEventType.ESTABLISHED).privateData();
         });
@@ -180,6 +180,10 @@ public final class RdmaConnection implements AutoCloseable {
         RdmaConnection c = null;
         try {
             prepare.run();
+            if (options.ackTimeout() > 0) {
+                // Read by the kernel when it moves the QP to RTS, during the handshake.
+                id.setAckTimeout(options.ackTimeout());
+            }
             c = new RdmaConnection(events, id, options);
             c.peerPrivateData = handshake.run();
             c.start();
