@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * How {@link QueuePair#connect} brings a queue pair to RTS: the local port and GID, the path MTU and its Global
  * Route Header, and the RC timers and limits. Defaults follow {@code ibv_rc_pingpong}, but for the hop limit: 64,
- * which a routed RoCE v2 network needs.
+ * which a routed network needs (on RoCE the kernel replaces it with its route's hop limit anyway).
  *
  * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=connect-options}
  */

@@ -20,7 +20,10 @@ import java.util.HexFormat;
  * @param flowLabel    the flow label, 20 bits (RoCE v2 derives its UDP source port from it)
  */
 public record GlobalRoute(byte[] dgid, int sgidIndex, int hopLimit, int trafficClass, int flowLabel) {
-    /** The default hop limit: enough for a routed RoCE v2 network, where a hop limit of 1 dies at the first router. */
+    /**
+     * The default hop limit: enough for a routed network, where a hop limit of 1 dies at the first router. On RoCE
+     * the kernel replaces a queue pair's or address handle's hop limit with its route's when it resolves the MAC.
+     */
     public static final int DEFAULT_HOP_LIMIT = 64;
 
     /**
