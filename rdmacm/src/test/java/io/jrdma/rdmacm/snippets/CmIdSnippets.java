@@ -2,7 +2,9 @@ package io.jrdma.rdmacm.snippets;
 
 import io.jrdma.ibverbs.AddressHandle;
 import io.jrdma.ibverbs.CompletionQueue;
+import io.jrdma.ibverbs.Ece;
 import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpState;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
@@ -20,6 +22,7 @@ import io.jrdma.rdmacm.UdParameters;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 /** Connection-manager ids and their events. */
 final class CmIdSnippets {
@@ -34,6 +37,31 @@ final class CmIdSnippets {
         id.connect(ConnectionParameters.defaults());
         id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED);
         // ... post on qp; at the end close qp, cq, pd, then the id, then the channel ...
+        // @end
+    }
+
+    void ownQueuePair(CmId id, ProtectionDomain pd, CompletionQueue cq) throws RdmaException, InterruptedException {
+        // @start region="own-queue-pair"
+        // Active side, resolved; pd and cq come from id.context(). The queue pair is not the id's: ibverbs made it.
+        QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create();
+        id.connect(ConnectionParameters.defaults().withQpNumber(qp.qpNumber()));
+        id.await(Duration.ofSeconds(5), CmEventType.CONNECT_RESPONSE);   // the peer accepted; bring the QP up
+        for (QpState state : List.of(QpState.INIT, QpState.RTR, QpState.RTS)) {
+            qp.modify(id.queuePairAttributes(state));
+        }
+        id.establish();                                   // tells the peer, whose id reports ESTABLISHED
+        // The passive side does the same three steps after CONNECT_REQUEST, then accepts with withQpNumber(...).
+        // @end
+    }
+
+    void ece(CmId id, QueuePair qp) throws RdmaException {
+        // @start region="ece"
+        id.setLocalEce(qp.ece());          // before connect or accept; EOPNOTSUPP where the device has no ECE
+        // ... after CONNECT_REQUEST (passive side) or CONNECT_RESPONSE (active side):
+        Ece peer = id.remoteEce();
+        if (peer.vendorId() == qp.ece().vendorId()) {
+            qp.setEce(peer);
+        }
         // @end
     }
 
