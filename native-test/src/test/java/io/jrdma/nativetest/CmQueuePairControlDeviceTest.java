@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 
 import static io.jrdma.nativetest.DeviceSupport.awaitCompletion;
@@ -227,6 +228,12 @@ class CmQueuePairControlDeviceTest {
             assertThrows(IllegalArgumentException.class, () -> bare.connect(ConnectionParameters.defaults()),
                     "no queue pair of the id, and none named");
             assertThrows(IllegalArgumentException.class, () -> bare.accept(ConnectionParameters.defaults()));
+
+            try (CmId datagrams = CmId.create(events, PortSpace.UDP)) {
+                datagrams.bind(new InetSocketAddress(ip, 0));
+                assertEquals(EnumSet.of(QpAttribute.STATE, QpAttribute.PKEY_INDEX, QpAttribute.PORT, QpAttribute.QKEY),
+                        datagrams.queuePairAttributes(QpState.RTS).attributes(), "a UD id gives INIT's attributes");
+            }
 
             managed.resolve(listen(listener, ip), T);
             Context context = managed.context();

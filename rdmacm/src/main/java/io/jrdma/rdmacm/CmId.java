@@ -334,7 +334,9 @@ public final class CmId implements AutoCloseable {
      * only, which {@link QueuePair#modify} refuses. The remote access rights too: before that the connection manager
      * grants none, so the active side takes its queue pair to INIT after the response (or again then,
      * INIT → INIT). The {@linkplain #setTypeOfService type of service} and {@linkplain #setAckTimeout ACK timeout}
-     * set on the id are part of them.
+     * set on the id are part of them. On the UDP port space every target gives INIT's attributes (P_Key index, port,
+     * Q_Key): a UD queue pair then moves to RTR with the state alone and to RTS with a send PSN, as
+     * {@link QpAttributes#builder()} makes them.
      *
      * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=own-queue-pair}
      *
