@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Queue pairs the application built with the verbs API, connected through connection-manager ids: brought up with
- * the id's attributes, established by hand, and what the id's options and ECE offers do to them.
+ * the id's attributes, established by hand, with ECE offers; and each id option, observed where it acts.
  */
 @RdmaDeviceTest
 class CmQueuePairControlDeviceTest {
@@ -212,6 +212,24 @@ class CmQueuePairControlDeviceTest {
             both.listen(1);
             RdmaException late = assertThrows(RdmaException.class, () -> both.setAddressFamilyOnly(true));
             assertEquals("EINVAL", late.errnoName(), "a listening id keeps its family rule: " + late.getMessage());
+        }
+    }
+
+    @Test
+    void reuseAddressLetsIdsThatAllAskForItShareAPort(Context ctx) throws Exception {
+        InetAddress ip = ipAddress(ctx);
+        try (EventChannel events = EventChannel.create();
+             CmId first = CmId.create(events, PortSpace.TCP);
+             CmId second = CmId.create(events, PortSpace.TCP);
+             CmId third = CmId.create(events, PortSpace.TCP)) {
+            first.setReuseAddress(true);
+            first.bind(new InetSocketAddress(ip, 0));
+            InetSocketAddress shared = first.localAddress();
+            second.setReuseAddress(true);
+            second.bind(shared);
+            assertEquals(shared, second.localAddress());
+            RdmaException e = assertThrows(RdmaException.class, () -> third.bind(shared), "third did not ask");
+            assertEquals("EADDRINUSE", e.errnoName(), e.getMessage());
         }
     }
 
