@@ -188,19 +188,32 @@ class CmQueuePairControlDeviceTest {
     }
 
     @Test
-    void addressFamilyOnlyDecidesWhetherAnIpv6WildcardTakesTheIpv4Port(Context ctx) throws Exception {
+    void reuseAddressAndAddressFamilyOnlyDecideWhoSharesAPort(Context ctx) throws Exception {
+        InetAddress ip = ipAddress(ctx);
         InetAddress any6 = InetAddress.getByName("::");
         InetAddress any4 = InetAddress.getByName("0.0.0.0");
         try (EventChannel events = EventChannel.create();
+             CmId first = CmId.create(events, PortSpace.TCP);
+             CmId second = CmId.create(events, PortSpace.TCP);
+             CmId third = CmId.create(events, PortSpace.TCP);
              CmId only6 = CmId.create(events, PortSpace.TCP);
              CmId beside = CmId.create(events, PortSpace.TCP);
              CmId both = CmId.create(events, PortSpace.TCP);
              CmId refused = CmId.create(events, PortSpace.TCP)) {
+            first.setReuseAddress(true);
+            first.bind(new InetSocketAddress(ip, 0));
+            InetSocketAddress shared = first.localAddress();
+            second.setReuseAddress(true);
+            second.bind(shared);
+            assertEquals(shared, second.localAddress(), "ids that all ask for REUSEADDR share the port");
+            RdmaException inUse = assertThrows(RdmaException.class, () -> third.bind(shared), "third did not ask");
+            assertEquals("EADDRINUSE", inUse.errnoName(), inUse.getMessage());
+
             only6.setAddressFamilyOnly(true);
             only6.bind(new InetSocketAddress(any6, 0));
             int port = only6.localAddress().getPort();
             beside.bind(new InetSocketAddress(any4, port));
-            assertEquals(port, beside.localAddress().getPort(), "IPv4 has the port to itself");
+            assertEquals(port, beside.localAddress().getPort(), "beside an IPv6-only id, IPv4 has the port to itself");
 
             both.setAddressFamilyOnly(false);
             both.bind(new InetSocketAddress(any6, 0));
@@ -212,24 +225,6 @@ class CmQueuePairControlDeviceTest {
             both.listen(1);
             RdmaException late = assertThrows(RdmaException.class, () -> both.setAddressFamilyOnly(true));
             assertEquals("EINVAL", late.errnoName(), "a listening id keeps its family rule: " + late.getMessage());
-        }
-    }
-
-    @Test
-    void reuseAddressLetsIdsThatAllAskForItShareAPort(Context ctx) throws Exception {
-        InetAddress ip = ipAddress(ctx);
-        try (EventChannel events = EventChannel.create();
-             CmId first = CmId.create(events, PortSpace.TCP);
-             CmId second = CmId.create(events, PortSpace.TCP);
-             CmId third = CmId.create(events, PortSpace.TCP)) {
-            first.setReuseAddress(true);
-            first.bind(new InetSocketAddress(ip, 0));
-            InetSocketAddress shared = first.localAddress();
-            second.setReuseAddress(true);
-            second.bind(shared);
-            assertEquals(shared, second.localAddress());
-            RdmaException e = assertThrows(RdmaException.class, () -> third.bind(shared), "third did not ask");
-            assertEquals("EADDRINUSE", e.errnoName(), e.getMessage());
         }
     }
 
