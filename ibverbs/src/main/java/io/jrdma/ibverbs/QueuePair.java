@@ -518,25 +518,28 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
-     * Sets the enhanced connection establishment options both sides agreed on ({@code ibv_set_ece}), before the
-     * queue pair leaves INIT.
+     * Asks for the enhanced connection establishment options the peer offered ({@code ibv_set_ece}), before the
+     * queue pair moves to RTR; the provider uses those it supports in the later transitions.
      *
      * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=ece}
      *
-     * @param ece the vendor and the options to use
+     * @param ece the vendor and the options asked for
+     * @return the options the provider accepted, to offer back to the peer
      * @throws RdmaException         {@code EOPNOTSUPP} if the device has no ECE (Soft-RoCE has none), or what else
-     *     {@code ibv_set_ece} fails with, e.g. {@code EINVAL} for options it does not support
+     *     {@code ibv_set_ece} fails with, e.g. {@code EINVAL} for invalid options
      * @throws IllegalStateException if the queue pair is closed
      * @throws NullPointerException  if {@code ece} is null
      */
-    public void setEce(Ece ece) throws RdmaException {
+    public Ece setEce(Ece ece) throws RdmaException {
         Objects.requireNonNull(ece, "ece");
         guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment agreed = ibv_ece.allocate(arena);
-            ibv_ece.vendor_id(agreed, ece.vendorId());
-            ibv_ece.options(agreed, ece.options());
-            checkEce("ibv_set_ece", ibverbs_h.ibv_set_ece(qp, agreed));
+            // In and out: the provider writes back what it accepted.
+            MemorySegment asked = ibv_ece.allocate(arena);
+            ibv_ece.vendor_id(asked, ece.vendorId());
+            ibv_ece.options(asked, ece.options());
+            checkEce("ibv_set_ece", ibverbs_h.ibv_set_ece(qp, asked));
+            return new Ece(ibv_ece.vendor_id(asked), ibv_ece.options(asked));
         }
     }
 

@@ -130,7 +130,7 @@ final class QueuePairSnippets {
         Ece offer = qp.ece();             // what this queue pair supports; EOPNOTSUPP on a device without ECE
         // ... the connection manager carries the offer to the peer, and the peer's to this side ...
         if (peer.vendorId() == offer.vendorId()) {
-            qp.setEce(peer);              // in INIT, before the queue pair is brought up
+            Ece accepted = qp.setEce(peer);   // before RTR; what the provider took, for the answer to the peer
         }
         // @end
     }

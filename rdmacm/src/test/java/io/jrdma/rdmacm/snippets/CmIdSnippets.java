@@ -54,13 +54,19 @@ final class CmIdSnippets {
         // @end
     }
 
-    void ece(CmId id, QueuePair qp) throws RdmaException {
+    void ece(CmId active, QueuePair activeQp, CmId passive, QueuePair passiveQp) throws RdmaException {
         // @start region="ece"
-        id.setLocalEce(qp.ece());          // before connect or accept; EOPNOTSUPP where the device has no ECE
-        // ... after CONNECT_REQUEST (passive side) or CONNECT_RESPONSE (active side):
-        Ece peer = id.remoteEce();
-        if (peer.vendorId() == qp.ece().vendorId()) {
-            qp.setEce(peer);
+        // Active side, before connect: offer what its queue pair supports (EOPNOTSUPP where the device has no ECE).
+        active.setLocalEce(activeQp.ece());
+        // Passive side, after CONNECT_REQUEST and before accept: take the offer, answer with what its provider took.
+        Ece offer = passive.remoteEce();
+        if (offer.vendorId() == passiveQp.ece().vendorId()) {
+            passive.setLocalEce(passiveQp.setEce(offer));
+        }
+        // Active side, after CONNECT_RESPONSE and before RTR: use the answer.
+        Ece answer = active.remoteEce();
+        if (answer.vendorId() != 0) {
+            activeQp.setEce(answer);
         }
         // @end
     }
