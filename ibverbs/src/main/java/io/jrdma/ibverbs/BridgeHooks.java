@@ -37,6 +37,11 @@ final class BridgeHooks implements VerbsBridge.Hooks {
     }
 
     @Override
+    public QpAttributes qpAttributes(MemorySegment attr, int mask) {
+        return QpAttributes.read(attr, mask);
+    }
+
+    @Override
     public ProtectionDomain adoptProtectionDomain(Context context, MemorySegment pd) {
         return ProtectionDomain.adopt(context, pd);
     }

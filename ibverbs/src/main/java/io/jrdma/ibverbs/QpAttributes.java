@@ -384,8 +384,31 @@ public final class QpAttributes {
 
     /** What {@code ibv_query_qp} wrote into {@code attr}, every attribute set. */
     static QpAttributes read(MemorySegment attr) {
-        Builder b = new Builder();
+        Builder b = readFields(attr);
         b.set.addAll(EnumSet.allOf(QpAttribute.class));
+        MemorySegment cap = ibv_qp_attr.cap(attr);
+        return new QpAttributes(b, new QueuePair.Capabilities(ibv_qp_cap.max_send_wr(cap),
+                ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
+                ibv_qp_cap.max_inline_data(cap)), ibv_qp_attr.sq_draining(attr) != 0);
+    }
+
+    /**
+     * The attributes of {@code attr} that {@code mask} names, as something else than a query filled them (the
+     * connection manager's {@code rdma_init_qp_attr}): ready for {@link QueuePair#modify}. Mask bits no
+     * {@link QpAttribute} stands for are left out, as a modify could not pass them on.
+     */
+    static QpAttributes read(MemorySegment attr, int mask) {
+        Builder b = readFields(attr);
+        for (QpAttribute a : QpAttribute.values()) {
+            if ((mask & a.mask()) != 0) {
+                b.set.add(a);
+            }
+        }
+        return new QpAttributes(b, null, false);
+    }
+
+    private static Builder readFields(MemorySegment attr) {
+        Builder b = new Builder();
         b.state = QpState.of(ibv_qp_attr.qp_state(attr));
         b.currentState = QpState.of(ibv_qp_attr.cur_qp_state(attr));
         b.sqdAsyncNotify = ibv_qp_attr.en_sqd_async_notify(attr) != 0;
@@ -408,10 +431,7 @@ public final class QpAttributes {
         b.maxDestReadAtomic = Byte.toUnsignedInt(ibv_qp_attr.max_dest_rd_atomic(attr));
         b.migrationState = MigrationState.of(ibv_qp_attr.path_mig_state(attr));
         b.destQpNumber = ibv_qp_attr.dest_qp_num(attr);
-        MemorySegment cap = ibv_qp_attr.cap(attr);
-        return new QpAttributes(b, new QueuePair.Capabilities(ibv_qp_cap.max_send_wr(cap),
-                ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
-                ibv_qp_cap.max_inline_data(cap)), ibv_qp_attr.sq_draining(attr) != 0);
+        return b;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_context;
 import io.jrdma.bindings.ibverbs.ibv_context_ops;
+import io.jrdma.bindings.ibverbs.ibv_ece;
 import io.jrdma.bindings.ibverbs.ibv_pd;
 import io.jrdma.bindings.ibverbs.ibv_qp;
 import io.jrdma.bindings.ibverbs.ibv_qp_attr;
@@ -496,6 +497,58 @@ public final class QueuePair implements AutoCloseable {
                         errno == Errno.EINVAL ? what + "; " + QpTransitions.expectation(type, from, to) : what);
             }
         }
+    }
+
+    /**
+     * The enhanced connection establishment options this queue pair supports ({@code ibv_query_ece}), to offer the
+     * peer through the connection manager.
+     *
+     * @return the vendor and its option bits
+     * @throws RdmaException         {@code EOPNOTSUPP} if the device has no ECE (Soft-RoCE has none), or what else
+     *     {@code ibv_query_ece} fails with
+     * @throws IllegalStateException if the queue pair is closed
+     */
+    public Ece ece() throws RdmaException {
+        guard.checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ece = ibv_ece.allocate(arena);
+            checkEce("ibv_query_ece", ibverbs_h.ibv_query_ece(qp, ece));
+            return new Ece(ibv_ece.vendor_id(ece), ibv_ece.options(ece));
+        }
+    }
+
+    /**
+     * Asks for the enhanced connection establishment options the peer offered ({@code ibv_set_ece}), before the
+     * queue pair moves to RTR; the provider uses those it supports in the later transitions.
+     *
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=ece}
+     *
+     * @param ece the vendor and the options asked for
+     * @return the options the provider accepted, to offer back to the peer
+     * @throws RdmaException         {@code EOPNOTSUPP} if the device has no ECE (Soft-RoCE has none), or what else
+     *     {@code ibv_set_ece} fails with, e.g. {@code EINVAL} for invalid options
+     * @throws IllegalStateException if the queue pair is closed
+     * @throws NullPointerException  if {@code ece} is null
+     */
+    public Ece setEce(Ece ece) throws RdmaException {
+        Objects.requireNonNull(ece, "ece");
+        guard.checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            // In and out: the provider writes back what it accepted.
+            MemorySegment asked = ibv_ece.allocate(arena);
+            ibv_ece.vendor_id(asked, ece.vendorId());
+            ibv_ece.options(asked, ece.options());
+            checkEce("ibv_set_ece", ibverbs_h.ibv_set_ece(qp, asked));
+            return new Ece(ibv_ece.vendor_id(asked), ibv_ece.options(asked));
+        }
+    }
+
+    private void checkEce(String verb, int rc) throws RdmaException {
+        if (Math.abs(rc) == Errno.EOPNOTSUPP) {
+            throw Errno.exception(verb, Errno.EOPNOTSUPP, pd.context().device().name()
+                    + " has no enhanced connection establishment (ECE)");
+        }
+        Verbs.check(verb, rc);
     }
 
     /**

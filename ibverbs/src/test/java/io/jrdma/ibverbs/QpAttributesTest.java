@@ -1,6 +1,7 @@
 package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_qp_attr;
+import io.jrdma.bindings.ibverbs.ibverbs_h;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -69,6 +70,34 @@ class QpAttributesTest {
         IllegalStateException unset = assertThrows(IllegalStateException.class, a::timeout);
         assertTrue(unset.getMessage().contains("TIMEOUT is not set"), unset.getMessage());
         assertThrows(IllegalStateException.class, a::capabilities, "only a query reports them");
+    }
+
+    @Test
+    void attributesFilledElsewhereKeepOnlyTheMaskedOnesAndWriteBackTheSameMask() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_qp_attr.allocate(arena);
+            ibv_qp_attr.qp_state(attr, QpState.RTS.value());
+            ibv_qp_attr.timeout(attr, (byte) 17);
+            ibv_qp_attr.sq_psn(attr, 0x123456);
+            ibv_qp_attr.dest_qp_num(attr, 0x42);
+            int mask = QpAttribute.STATE.mask() | QpAttribute.TIMEOUT.mask() | QpAttribute.SQ_PSN.mask();
+            // A bit no QpAttribute stands for cannot be passed on by a modify, so it is left out.
+            QpAttributes given = QpAttributes.read(attr, mask | ibverbs_h.IBV_QP_RATE_LIMIT());
+            assertEquals(EnumSet.of(QpAttribute.STATE, QpAttribute.TIMEOUT, QpAttribute.SQ_PSN), given.attributes());
+            assertEquals(QpState.RTS, given.state());
+            assertEquals(17, given.timeout());
+            assertEquals(0x123456, given.sendPsn());
+            assertThrows(IllegalStateException.class, given::destQpNumber, "not in the mask, not given");
+            assertThrows(IllegalStateException.class, given::capabilities, "only a query reports them");
+            assertEquals(mask, given.write(ibv_qp_attr.allocate(arena)));
+        }
+    }
+
+    @Test
+    void anEceVendorIsTwentyFourBits() {
+        assertEquals(0x15b3, new Ece(0x15b3, -1).vendorId());
+        assertThrows(IllegalArgumentException.class, () -> new Ece(0x1000000, 0));
+        assertThrows(IllegalArgumentException.class, () -> new Ece(-1, 0));
     }
 
     @Test

@@ -37,6 +37,7 @@ import java.util.List;
 
 import static io.jrdma.nativetest.DeviceSupport.awaitCompletion;
 import static io.jrdma.nativetest.DeviceSupport.ipAddress;
+import static io.jrdma.nativetest.DeviceSupport.sendText;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -52,7 +53,7 @@ class ConnectionManagerDeviceTest {
 
     /** One side's verbs objects, made on its id's device context. */
     private record Side(CmId id, ProtectionDomain pd, CompletionQueue cq, QueuePair qp, MemoryRegion mr)
-            implements AutoCloseable {
+            implements DeviceSupport.QpSide {
         static Side on(CmId id, QpType type) throws Exception {
             Context ctx = id.context();
             ProtectionDomain pd = ctx.allocateProtectionDomain();
@@ -60,14 +61,6 @@ class ConnectionManagerDeviceTest {
             QueuePair qp = id.createQueuePair(pd.queuePair(type).completionQueue(cq).capacity(8, 8));
             MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE);
             return new Side(id, pd, cq, qp, mr);
-        }
-
-        @Override
-        public void close() throws Exception {
-            mr.close();
-            qp.close();
-            cq.close();
-            pd.close();
         }
     }
 
@@ -114,14 +107,7 @@ class ConnectionManagerDeviceTest {
                     assertEquals(QpState.RTS, c.qp().state());
 
                     // The queue pairs are connected to each other: a send arrives.
-                    c.mr().segment().fill((byte) 0);
-                    c.qp().postReceive(new ReceiveWorkRequest(1).id(1).add(c.mr(), 0, 64));
-                    s.mr().segment().setString(0, "over the CM's queue pair");
-                    s.qp().postSend(new SendWorkRequest(1).id(2).opcode(SendOpcode.SEND).signaled(true)
-                            .add(s.mr(), 0, 64));
-                    assertEquals(WcStatus.SUCCESS, awaitCompletion(s.cq()).status(0));
-                    assertEquals(WcStatus.SUCCESS, awaitCompletion(c.cq()).status(0));
-                    assertEquals("over the CM's queue pair", c.mr().segment().getString(0));
+                    assertEquals("over the CM's queue pair", sendText(s, c, "over the CM's queue pair"));
 
                     // The side that disconnects hears DISCONNECTED once the other side answers with its own.
                     client.disconnect();

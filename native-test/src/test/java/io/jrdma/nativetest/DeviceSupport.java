@@ -5,16 +5,62 @@ import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.GidEntry;
 import io.jrdma.ibverbs.GidType;
 import io.jrdma.ibverbs.LinkLayer;
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.ReceiveWorkRequest;
+import io.jrdma.ibverbs.SendOpcode;
+import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.ibverbs.WorkCompletions;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.Arrays;
 
-/** What device tests share: picking the GID, and waiting for completions with a deadline. */
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** What device tests share: picking the GID, waiting for completions with a deadline, and a checked send. */
 final class DeviceSupport {
     private DeviceSupport() {
+    }
+
+    /**
+     * One connected side's queue pair, the queue of its completions and a region of at least 64 bytes, in their
+     * protection domain; closing closes them all.
+     */
+    interface QpSide extends AutoCloseable {
+        ProtectionDomain pd();
+
+        QueuePair qp();
+
+        CompletionQueue cq();
+
+        MemoryRegion mr();
+
+        @Override
+        default void close() throws Exception {
+            mr().close();
+            qp().close();
+            cq().close();
+            pd().close();
+        }
+    }
+
+    /**
+     * Sends {@code text} from the start of {@code from}'s region into {@code to}'s, both completing successfully, and
+     * returns what arrived.
+     */
+    static String sendText(QpSide from, QpSide to, String text) throws IOException {
+        to.mr().segment().fill((byte) 0);
+        to.qp().postReceive(new ReceiveWorkRequest(1).id(1).add(to.mr(), 0, 64));
+        from.mr().segment().setString(0, text);
+        from.qp().postSend(new SendWorkRequest(1).id(2).opcode(SendOpcode.SEND).signaled(true)
+                .add(from.mr(), 0, 64));
+        assertEquals(WcStatus.SUCCESS, awaitCompletion(from.cq()).status(0));
+        assertEquals(WcStatus.SUCCESS, awaitCompletion(to.cq()).status(0));
+        return to.mr().segment().getString(0);
     }
 
     /**

@@ -22,7 +22,10 @@ public enum CmEventType {
     ROUTE_ERROR(RDMA_CM_EVENT_ROUTE_ERROR()),
     /** A peer asks to connect to a listening id; the event's id is the new connection's, to accept or reject. */
     CONNECT_REQUEST(RDMA_CM_EVENT_CONNECT_REQUEST()),
-    /** A reply to a connect on an id without a queue pair; the application completes the connection itself. */
+    /**
+     * A reply to a connect on an id without a queue pair of its own; the application brings its queue pair up and
+     * completes the connection itself ({@link CmId#establish()}).
+     */
     CONNECT_RESPONSE(RDMA_CM_EVENT_CONNECT_RESPONSE()),
     /** The connection could not be established. */
     CONNECT_ERROR(RDMA_CM_EVENT_CONNECT_ERROR()),

@@ -1,11 +1,16 @@
 package io.jrdma.rdmacm;
 
+import io.jrdma.bindings.ibverbs.ibv_ece;
+import io.jrdma.bindings.ibverbs.ibv_qp_attr;
 import io.jrdma.bindings.rdmacm.rdma_addr;
 import io.jrdma.bindings.rdmacm.rdma_cm_id;
 import io.jrdma.bindings.rdmacm.rdma_cma_h;
 import io.jrdma.bindings.rdmacm.rdma_route;
 import io.jrdma.ibverbs.AsyncEventType;
 import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.Ece;
+import io.jrdma.ibverbs.QpAttributes;
+import io.jrdma.ibverbs.QpState;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.internal.Errno;
@@ -20,7 +25,9 @@ import java.lang.ref.WeakReference;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -33,6 +40,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>On the passive side, a listening id's connect requests bring new ids:
  * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=cm-event}
+ *
+ * <p>A queue pair the application built itself, with {@link io.jrdma.ibverbs.ProtectionDomain#queuePair}, is
+ * brought up with the attributes the id gives ({@link #queuePairAttributes}) and named by its number in the
+ * {@link ConnectionParameters}; the active side then completes the connection with {@link #establish()}:
+ * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=own-queue-pair}
  */
 @SuppressWarnings("restricted")
 public final class CmId implements AutoCloseable {
@@ -72,6 +84,14 @@ public final class CmId implements AutoCloseable {
             rdma_cma_h.rdma_create_qp_ex$descriptor());
     private static final MethodHandle SET_OPTION = Cm.capturing(rdma_cma_h.rdma_set_option$address(),
             rdma_cma_h.rdma_set_option$descriptor());
+    private static final MethodHandle INIT_QP_ATTR = Cm.capturing(rdma_cma_h.rdma_init_qp_attr$address(),
+            rdma_cma_h.rdma_init_qp_attr$descriptor());
+    private static final MethodHandle ESTABLISH = Cm.capturing(rdma_cma_h.rdma_establish$address(),
+            rdma_cma_h.rdma_establish$descriptor());
+    private static final MethodHandle SET_LOCAL_ECE = Cm.capturing(rdma_cma_h.rdma_set_local_ece$address(),
+            rdma_cma_h.rdma_set_local_ece$descriptor());
+    private static final MethodHandle GET_REMOTE_ECE = Cm.capturing(rdma_cma_h.rdma_get_remote_ece$address(),
+            rdma_cma_h.rdma_get_remote_ece$descriptor());
 
     /** The live ids by native address, so that events name the Java object. */
     private static final Map<Long, WeakReference<CmId>> IDS = new ConcurrentHashMap<>();
@@ -249,34 +269,159 @@ public final class CmId implements AutoCloseable {
      * @param parameters what this side offers, and its private data (at most
      *     {@link ConnectionParameters#MAX_CONNECT_DATA} bytes, {@link ConnectionParameters#MAX_UD_REQUEST_DATA} on
      *     the UDP port space)
-     * @throws RdmaException            if {@code rdma_connect} fails, e.g. before the route is resolved or without a
-     *     queue pair
-     * @throws IllegalArgumentException if the private data is too long
+     * @throws RdmaException            if {@code rdma_connect} fails, e.g. before the route is resolved
+     * @throws IllegalArgumentException if the private data is too long, or on the TCP port space the id has no queue
+     *     pair created through it and {@code parameters} name none ({@link ConnectionParameters#withQpNumber})
      * @throws IllegalStateException if the id is closed
      */
     public void connect(ConnectionParameters parameters) throws RdmaException {
         guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
-            Cm.check("rdma_connect", CONNECT, "connecting " + this, id, parameters.toNative(arena,
-                    portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_REQUEST_DATA
-                            : ConnectionParameters.MAX_CONNECT_DATA, "a connect request"));
+            MemorySegment offer = parameters.toNative(arena, portSpace == PortSpace.UDP
+                    ? ConnectionParameters.MAX_UD_REQUEST_DATA : ConnectionParameters.MAX_CONNECT_DATA,
+                    "a connect request");
+            if (portSpace != PortSpace.UDP) {
+                requireQueuePairNamed(parameters, "connect");
+            }
+            Cm.check("rdma_connect", CONNECT, "connecting " + this, id, offer);
         }
     }
 
     /**
      * Accepts the connect request this id came with ({@code rdma_accept}); ends with {@link CmEventType#ESTABLISHED}.
+     * A queue pair the application built itself must be in RTS already (see {@link #queuePairAttributes}) and named
+     * in {@code parameters}.
      *
      * @param parameters what this side offers, and its private data (at most
      *     {@link ConnectionParameters#MAX_ACCEPT_DATA} bytes)
      * @throws RdmaException            if {@code rdma_accept} fails
-     * @throws IllegalArgumentException if the private data is too long
+     * @throws IllegalArgumentException if the private data is too long, or the id has no queue pair created through
+     *     it and {@code parameters} name none ({@link ConnectionParameters#withQpNumber})
      * @throws IllegalStateException if the id is closed
      */
     public void accept(ConnectionParameters parameters) throws RdmaException {
         guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
-            Cm.check("rdma_accept", ACCEPT, "accepting " + this, id,
-                    parameters.toNative(arena, ConnectionParameters.MAX_ACCEPT_DATA, "an accept"));
+            MemorySegment offer = parameters.toNative(arena, ConnectionParameters.MAX_ACCEPT_DATA, "an accept");
+            requireQueuePairNamed(parameters, "accept");
+            Cm.check("rdma_accept", ACCEPT, "accepting " + this, id, offer);
+        }
+    }
+
+    /**
+     * Completes a connection whose queue pair the application built itself ({@code rdma_establish}), on the active
+     * side: after {@link CmEventType#CONNECT_RESPONSE}, once the queue pair is in RTS (see
+     * {@link #queuePairAttributes}). The peer then gets {@link CmEventType#ESTABLISHED}; this side gets no further
+     * event.
+     *
+     * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=own-queue-pair}
+     *
+     * @throws RdmaException         if {@code rdma_establish} fails, e.g. {@code EINVAL} before a connect response
+     * @throws IllegalStateException if the id is closed, or has a queue pair created through it (the connection
+     *     manager completes those connections itself)
+     */
+    public void establish() throws RdmaException {
+        requireOwnQueuePair("establish");
+        Cm.check("rdma_establish", ESTABLISH, "establishing " + this, id);
+    }
+
+    /**
+     * The attributes that move a queue pair the application built itself (not through {@link #createQueuePair}) to
+     * {@code target} on this id's connection ({@code rdma_init_qp_attr}), for {@link QueuePair#modify}: INIT (port,
+     * P_Key index, remote access), RTR (path, the peer's queue pair number and first PSN, read depth) and RTS (first
+     * PSN, ACK timeout, retries). RTR and RTS are known once the connect request arrived (passive side) or the
+     * {@link CmEventType#CONNECT_RESPONSE} (active side); asked for earlier, they come back with INIT's attributes
+     * only, which {@link QueuePair#modify} refuses. The remote access rights too: before that the connection manager
+     * grants none, so the active side takes its queue pair to INIT after the response (or again then,
+     * INIT → INIT). The {@linkplain #setTypeOfService type of service} and {@linkplain #setAckTimeout ACK timeout}
+     * set on the id are part of them. On the UDP port space every target gives INIT's attributes (P_Key index, port,
+     * Q_Key): a UD queue pair then moves to RTR with the state alone and to RTS with a send PSN, as
+     * {@link QpAttributes#builder()} makes them.
+     *
+     * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=own-queue-pair}
+     *
+     * @param target {@link QpState#INIT}, {@link QpState#RTR} or {@link QpState#RTS}
+     * @return exactly the attributes the connection manager gives for {@code target}, its state among them
+     * @throws RdmaException            if {@code rdma_init_qp_attr} fails, e.g. before the id has a device
+     * @throws IllegalArgumentException if {@code target} is another state
+     * @throws IllegalStateException    if the id is closed
+     * @throws NullPointerException     if {@code target} is null
+     */
+    public QpAttributes queuePairAttributes(QpState target) throws RdmaException {
+        if (!EnumSet.of(QpState.INIT, QpState.RTR, QpState.RTS).contains(Objects.requireNonNull(target, "target"))) {
+            throw new IllegalArgumentException("the connection manager gives attributes for INIT, RTR and RTS, not "
+                    + target);
+        }
+        guard.checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = ibv_qp_attr.allocate(arena);
+            ibv_qp_attr.qp_state(attr, target.value());
+            MemorySegment mask = arena.allocate(ValueLayout.JAVA_INT);
+            Cm.check("rdma_init_qp_attr", INIT_QP_ATTR, "for " + target + " on " + this, id, attr, mask);
+            return VerbsBridge.hooks().qpAttributes(attr, mask.get(ValueLayout.JAVA_INT, 0));
+        }
+    }
+
+    /**
+     * The enhanced connection establishment options this side offers in its connect request or accept
+     * ({@code rdma_set_local_ece}), for a queue pair the application built itself: typically its
+     * {@link QueuePair#ece()}. (For a queue pair created through the id, librdmacm offers the device's own.)
+     *
+     * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=ece}
+     *
+     * @param ece the vendor (not 0) and its options
+     * @throws RdmaException            if {@code rdma_set_local_ece} fails
+     * @throws IllegalArgumentException if the vendor id is 0 (which means no offer)
+     * @throws IllegalStateException    if the id is closed or has a queue pair created through it
+     * @throws NullPointerException     if {@code ece} is null
+     */
+    public void setLocalEce(Ece ece) throws RdmaException {
+        if (Objects.requireNonNull(ece, "ece").vendorId() == 0) {
+            throw new IllegalArgumentException("an ECE offer names its vendor: vendor id 0 means none");
+        }
+        requireOwnQueuePair("set the local ECE of");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment offer = ibv_ece.allocate(arena);
+            ibv_ece.vendor_id(offer, ece.vendorId());
+            ibv_ece.options(offer, ece.options());
+            Cm.check("rdma_set_local_ece", SET_LOCAL_ECE, null, id, offer);
+        }
+    }
+
+    /**
+     * The enhanced connection establishment options the peer offered ({@code rdma_get_remote_ece}): in its connect
+     * request (passive side, from {@link CmEventType#CONNECT_REQUEST}) or its accept (active side, from
+     * {@link CmEventType#CONNECT_RESPONSE}). Set them on a queue pair the application built itself with
+     * {@link QueuePair#setEce} when the vendor is the device's own.
+     *
+     * @return the peer's offer; vendor id 0 if it made none
+     * @throws RdmaException         if {@code rdma_get_remote_ece} fails
+     * @throws IllegalStateException if the id is closed or has a queue pair created through it
+     */
+    public Ece remoteEce() throws RdmaException {
+        requireOwnQueuePair("read the remote ECE of");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment offer = ibv_ece.allocate(arena);
+            Cm.check("rdma_get_remote_ece", GET_REMOTE_ECE, null, id, offer);
+            return new Ece(ibv_ece.vendor_id(offer), ibv_ece.options(offer));
+        }
+    }
+
+    /** librdmacm does these itself for a queue pair created through the id, and refuses them with EINVAL. */
+    private void requireOwnQueuePair(String what) {
+        guard.checkOpen();
+        QueuePair managed = queuePair();
+        if (managed != null) {
+            throw new IllegalStateException("cannot " + what + " " + this + ": the connection manager moves its "
+                    + managed + " itself; this is for a queue pair the application built");
+        }
+    }
+
+    /** Without a queue pair of the id, the connection manager tells the peer the number the parameters give. */
+    private void requireQueuePairNamed(ConnectionParameters parameters, String call) {
+        if (queuePair() == null && parameters.qpNumber() == 0) {
+            throw new IllegalArgumentException("to " + call + " without a queue pair created through " + this
+                    + ", name the application's queue pair: parameters.withQpNumber(qp.qpNumber())");
         }
     }
 
@@ -388,6 +533,19 @@ public final class CmId implements AutoCloseable {
      */
     public void setReuseAddress(boolean on) throws RdmaException {
         setOption(rdma_cma_h.RDMA_OPTION_ID_REUSEADDR(), on ? 1 : 0, 4);
+    }
+
+    /**
+     * Whether an id bound to an IPv6 address takes IPv6 only, leaving the same port of the IPv4 space to others
+     * ({@code RDMA_OPTION_ID_AFONLY}, as {@code IPV6_V6ONLY}). Unset, the system's {@code net.ipv6.bindv6only}
+     * decides; an IPv4 id is always IPv4 only.
+     *
+     * @param on whether to take IPv6 only; set it before {@link #bind}
+     * @throws RdmaException if {@code rdma_set_option} fails, e.g. {@code EINVAL} once the id is past bound
+     * @throws IllegalStateException if the id is closed
+     */
+    public void setAddressFamilyOnly(boolean on) throws RdmaException {
+        setOption(rdma_cma_h.RDMA_OPTION_ID_AFONLY(), on ? 1 : 0, 4);
     }
 
     /**

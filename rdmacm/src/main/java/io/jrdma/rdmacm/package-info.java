@@ -19,6 +19,8 @@
  *       ({@link io.jrdma.rdmacm.CmId#migrate} moves one to another channel). A queue pair created through
  *       {@link io.jrdma.rdmacm.CmId#createQueuePair} is a child of the id as well as of its protection domain and
  *       completion queues. Close in reverse: queue pair, its queues and protection domain, the id, the channel.
+ *       A queue pair the application built itself with the verbs API and connected through an id
+ *       ({@link io.jrdma.rdmacm.CmId#queuePairAttributes}) is no child of the id.
  *       As in {@code io.jrdma.ibverbs}, closing an object with open children throws
  *       {@link java.lang.IllegalStateException} and closes nothing, {@code close()} is idempotent, and using a
  *       closed object throws {@link java.lang.IllegalStateException}.</li>

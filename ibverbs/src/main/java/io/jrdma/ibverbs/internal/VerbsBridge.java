@@ -7,6 +7,7 @@ import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpAttributes;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ThreadConfinement;
@@ -41,6 +42,12 @@ public final class VerbsBridge {
         AddressHandle createAddressHandle(ProtectionDomain pd, MemorySegment ahAttr) throws RdmaException;
 
         MemorySegment pointer(ProtectionDomain pd);
+
+        /**
+         * The attributes of a filled {@code struct ibv_qp_attr} that {@code mask} ({@code IBV_QP_*} bits) names, for
+         * {@link QueuePair#modify}.
+         */
+        QpAttributes qpAttributes(MemorySegment attr, int mask);
 
         // Objects that something other than libibverbs made and will free: closing them releases the Java side only.
 

@@ -7,6 +7,7 @@ import io.jrdma.ibverbs.AlternatePath;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.ConnectOptions;
 import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.Ece;
 import io.jrdma.ibverbs.Endpoint;
 import io.jrdma.ibverbs.ExtendedPost;
 import io.jrdma.ibverbs.GlobalRoute;
@@ -121,6 +122,16 @@ final class QueuePairSnippets {
         // Later, in RTS: load an alternate path and arm it.
         qp.modify(QpAttributes.builder().alternatePath(new AlternatePath(backup, 0, 1, 14))
                 .migrationState(MigrationState.REARM).build());
+        // @end
+    }
+
+    void ece(QueuePair qp, Ece peer) throws RdmaException {
+        // @start region="ece"
+        Ece offer = qp.ece();             // what this queue pair supports; EOPNOTSUPP on a device without ECE
+        // ... the connection manager carries the offer to the peer, and the peer's to this side ...
+        if (peer.vendorId() == offer.vendorId()) {
+            Ece accepted = qp.setEce(peer);   // before RTR; what the provider took, for the answer to the peer
+        }
         // @end
     }
 

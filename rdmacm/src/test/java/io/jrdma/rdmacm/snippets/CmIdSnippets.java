@@ -2,7 +2,9 @@ package io.jrdma.rdmacm.snippets;
 
 import io.jrdma.ibverbs.AddressHandle;
 import io.jrdma.ibverbs.CompletionQueue;
+import io.jrdma.ibverbs.Ece;
 import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpState;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
@@ -20,6 +22,7 @@ import io.jrdma.rdmacm.UdParameters;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 /** Connection-manager ids and their events. */
 final class CmIdSnippets {
@@ -34,6 +37,37 @@ final class CmIdSnippets {
         id.connect(ConnectionParameters.defaults());
         id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED);
         // ... post on qp; at the end close qp, cq, pd, then the id, then the channel ...
+        // @end
+    }
+
+    void ownQueuePair(CmId id, ProtectionDomain pd, CompletionQueue cq) throws RdmaException, InterruptedException {
+        // @start region="own-queue-pair"
+        // Active side, resolved; pd and cq come from id.context(). The queue pair is not the id's: ibverbs made it.
+        QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).create();
+        id.connect(ConnectionParameters.defaults().withQpNumber(qp.qpNumber()));
+        id.await(Duration.ofSeconds(5), CmEventType.CONNECT_RESPONSE);   // the peer accepted; bring the QP up
+        for (QpState state : List.of(QpState.INIT, QpState.RTR, QpState.RTS)) {
+            qp.modify(id.queuePairAttributes(state));
+        }
+        id.establish();                                   // tells the peer, whose id reports ESTABLISHED
+        // The passive side does the same three steps after CONNECT_REQUEST, then accepts with withQpNumber(...).
+        // @end
+    }
+
+    void ece(CmId active, QueuePair activeQp, CmId passive, QueuePair passiveQp) throws RdmaException {
+        // @start region="ece"
+        // Active side, before connect: offer what its queue pair supports (EOPNOTSUPP where the device has no ECE).
+        active.setLocalEce(activeQp.ece());
+        // Passive side, after CONNECT_REQUEST and before accept: take the offer, answer with what its provider took.
+        Ece offer = passive.remoteEce();
+        if (offer.vendorId() == passiveQp.ece().vendorId()) {
+            passive.setLocalEce(passiveQp.setEce(offer));
+        }
+        // Active side, after CONNECT_RESPONSE and before RTR: use the answer.
+        Ece answer = active.remoteEce();
+        if (answer.vendorId() != 0) {
+            activeQp.setEce(answer);
+        }
         // @end
     }
 
