@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import static io.jrdma.nativetest.RpingInteropDeviceTest.COUNT;
 import static io.jrdma.nativetest.RpingInteropDeviceTest.SIZE;
 import static io.jrdma.nativetest.RpingInteropDeviceTest.check;
-import static io.jrdma.nativetest.RpingInteropDeviceTest.untilListening;
 
 /**
  * {@code jrdma rping} on this node against rdma-core's {@code rping} on the other, both roles, validated: the
@@ -26,9 +25,9 @@ class RpingAcrossNodesClusterTest {
         String there = peer.dataAddress().getHostAddress();
         try (ClusterNode.Remote server = peer.start("rping", "-s", "-v", "-a", there, "-p", "7381", "-S",
                 Integer.toString(SIZE))) {
-            ToolRun client = untilListening(() -> ToolRun.jrdma(List.of("rping", "-c", "-v", "-V", "-a", there, "-p",
+            ToolRun client = ToolRun.untilListening(() -> ToolRun.jrdma(List.of("rping", "-c", "-v", "-V", "-a", there, "-p",
                     "7381", "-C", Integer.toString(COUNT), "-S", Integer.toString(SIZE))).get(RUN.toSeconds(),
-                    TimeUnit.SECONDS));
+                    TimeUnit.SECONDS), RpingInteropDeviceTest::refused);
             NodeAgent.Outcome s = server.await(RUN);
             check(client, "ping data: ", new ToolRun(s.status(), s.output()));
         }
@@ -40,13 +39,13 @@ class RpingAcrossNodesClusterTest {
         String here = ClusterNode.localDataAddress().getHostAddress();
         CompletableFuture<ToolRun> server = ToolRun.jrdma(List.of("rping", "-s", "-v", "-a", here, "-p", "7382", "-S",
                 Integer.toString(SIZE)));
-        ToolRun client = untilListening(() -> {
+        ToolRun client = ToolRun.untilListening(() -> {
             try (ClusterNode.Remote c = peer.start("rping", "-c", "-v", "-V", "-a", here, "-p", "7382", "-C",
                     Integer.toString(COUNT), "-S", Integer.toString(SIZE))) {
                 NodeAgent.Outcome o = c.await(RUN);
                 return new ToolRun(o.status(), o.output());
             }
-        });
+        }, RpingInteropDeviceTest::refused);
         check(client, "ping data: ", server.get(RUN.toSeconds(), TimeUnit.SECONDS));
     }
 }

@@ -14,7 +14,6 @@ import java.util.regex.Pattern;
 import static io.jrdma.nativetest.DeviceSupport.ipAddress;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@code jrdma rping} against librdmacm's C {@code rping}, in both roles, with validation (-V) and the data printed
@@ -33,8 +32,9 @@ class RpingInteropDeviceTest {
         Process server = new ProcessBuilder("rping", "-s", "-v", "-a", ip, "-p", "7181", "-S", Integer.toString(SIZE))
                 .redirectErrorStream(true).start();
         try {
-            ToolRun client = untilListening(() -> ToolRun.jrdma(List.of("rping", "-c", "-v", "-V", "-a", ip, "-p",
-                    "7181", "-C", Integer.toString(COUNT), "-S", Integer.toString(SIZE))).get(120, TimeUnit.SECONDS));
+            ToolRun client = ToolRun.untilListening(() -> ToolRun.jrdma(List.of("rping", "-c", "-v", "-V", "-a", ip,
+                    "-p", "7181", "-C", Integer.toString(COUNT), "-S", Integer.toString(SIZE)))
+                    .get(120, TimeUnit.SECONDS), RpingInteropDeviceTest::refused);
             assertTrue(server.waitFor(60, TimeUnit.SECONDS), "the C server ends when the client disconnects");
             String serverOut = new String(server.getInputStream().readAllBytes());
             check(client, "ping data: ", new ToolRun(server.exitValue(), serverOut));
@@ -48,8 +48,9 @@ class RpingInteropDeviceTest {
         String ip = ipAddress(ctx).getHostAddress();
         CompletableFuture<ToolRun> server = ToolRun.jrdma(List.of("rping", "-s", "-v", "-a", ip, "-p", "7182", "-S",
                 Integer.toString(SIZE)));
-        ToolRun client = untilListening(() -> ToolRun.process(List.of("rping", "-c", "-v", "-V", "-a", ip, "-p",
-                "7182", "-C", Integer.toString(COUNT), "-S", Integer.toString(SIZE)), 120));
+        ToolRun client = ToolRun.untilListening(() -> ToolRun.process(List.of("rping", "-c", "-v", "-V", "-a", ip,
+                "-p", "7182", "-C", Integer.toString(COUNT), "-S", Integer.toString(SIZE)), 120),
+                RpingInteropDeviceTest::refused);
         check(client, "ping data: ", server.get(60, TimeUnit.SECONDS));
     }
 
@@ -85,26 +86,8 @@ class RpingInteropDeviceTest {
         return found;
     }
 
-    @FunctionalInterface
-    interface Attempt {
-        ToolRun run() throws Exception;
-    }
-
-    /**
-     * Runs the client until the server listens: a server JVM or process that is still starting rejects it (no one
-     * listens yet), which is not what is tested here.
-     */
-    static ToolRun untilListening(Attempt client) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (true) {
-            ToolRun run = client.run();
-            if (!run.output().contains("REJECTED")) {
-                return run;
-            }
-            if (System.nanoTime() > deadline) {
-                fail("the server never listened:\n" + run.output());
-            }
-            Thread.sleep(500);
-        }
+    /** Whether rping's client found no one listening. */
+    static boolean refused(ToolRun client) {
+        return client.output().contains("REJECTED");
     }
 }

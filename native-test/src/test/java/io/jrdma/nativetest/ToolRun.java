@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /** How a command-line tool ran in an interop test: its exit status and everything it printed. */
 record ToolRun(int status, String output) {
@@ -28,6 +30,48 @@ record ToolRun(int status, String output) {
         t.setDaemon(true);
         t.start();
         return result;
+    }
+
+    /** {@link #process} on a daemon thread: for a C server that the test talks to meanwhile. */
+    static CompletableFuture<ToolRun> start(List<String> command, int seconds) {
+        return inBackground("run-" + command.getFirst(), () -> process(command, seconds));
+    }
+
+    /** {@code action} on a daemon thread of its own, so that a hung exchange cannot keep the JVM alive. */
+    static <T> CompletableFuture<T> inBackground(String name, Attempt<T> action) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name(name).start(() -> {
+            try {
+                result.complete(action.run());
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
+    }
+
+    /** Something that runs to a result, or fails. */
+    @FunctionalInterface
+    interface Attempt<T> {
+        T run() throws Exception;
+    }
+
+    /**
+     * Runs a client until the server listens: a server JVM or process that is still starting refuses it (no one
+     * listens yet), which is not what is tested here. {@code refused} tells such a result.
+     */
+    static <T> T untilListening(Attempt<T> client, Predicate<T> refused) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (true) {
+            T run = client.run();
+            if (!refused.test(run)) {
+                return run;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("the server never listened: " + run);
+            }
+            Thread.sleep(500);
+        }
     }
 
     /** Runs the C tool {@code command} to its end (at most {@code seconds}). */
