@@ -1,0 +1,27 @@
+package io.jrdma.nativetest;
+
+import io.jrdma.tool.Resources;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * What a peer opened, closed last first however the exchange ended: children before their parents, and a failure to
+ * close one does not leave the others open.
+ */
+final class CloseStack implements AutoCloseable {
+    private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+
+    /** Takes {@code resource} to close with the others; returns it. */
+    <T extends AutoCloseable> T add(T resource) {
+        opened.push(resource);
+        return resource;
+    }
+
+    @Override
+    public void close() throws Exception {
+        AutoCloseable[] lastFirst = opened.toArray(new AutoCloseable[0]);
+        opened.clear();
+        Resources.closeAll(lastFirst);
+    }
+}
