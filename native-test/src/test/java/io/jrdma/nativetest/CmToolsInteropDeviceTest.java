@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import static io.jrdma.nativetest.DeviceSupport.ipAddress;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The Java peers of rdmacm-utils' {@code ucmatose}, {@code udaddy}, {@code mckey} and {@code rdma_server} /
@@ -42,8 +43,8 @@ class CmToolsInteropDeviceTest {
     @Test
     void cmatoseJavaServerAndCClient(Context ctx) throws Exception {
         InetAddress ip = ipAddress(ctx);
-        javaServerCClient(() -> CmatosePeer.server(new InetSocketAddress(ip, 18711), CONNECTIONS, COUNT, SIZE,
-                PEER_TIMEOUT), withCounts("ucmatose", "-s", ip, "-b", ip, "-p", "18711"),
+        javaServerCClient(listening -> CmatosePeer.server(new InetSocketAddress(ip, 18711), listening, CONNECTIONS,
+                COUNT, SIZE, PEER_TIMEOUT), withCounts("ucmatose", "-s", ip, "-b", ip, "-p", "18711"),
                 "receiving data transfers\nsending replies\ndata transfers complete", COMPLETE);
     }
 
@@ -58,8 +59,8 @@ class CmToolsInteropDeviceTest {
     @Test
     void udaddyJavaServerAndCClient(Context ctx) throws Exception {
         InetAddress ip = ipAddress(ctx);
-        javaServerCClient(() -> UdaddyPeer.server(new InetSocketAddress(ip, UDADDY_PORT), CONNECTIONS, COUNT, SIZE,
-                PEER_TIMEOUT), withCounts("udaddy", "-s", ip, "-b", ip),
+        javaServerCClient(listening -> UdaddyPeer.server(new InetSocketAddress(ip, UDADDY_PORT), listening,
+                CONNECTIONS, COUNT, SIZE, PEER_TIMEOUT), withCounts("udaddy", "-s", ip, "-b", ip),
                 "receiving data transfers\ndata transfers complete", COMPLETE);
     }
 
@@ -75,11 +76,8 @@ class CmToolsInteropDeviceTest {
     void mckeyJavaReceiverAndCSender(Context ctx) throws Exception {
         InetAddress ip = ipAddress(ctx);
         InetAddress group = InetAddress.getByName("239.18.7.1");
-        CountDownLatch joined = new CountDownLatch(1);
-        CompletableFuture<String> receiver = ToolRun.inBackground("mckey-receiver",
-                () -> MckeyPeer.receiver(ip, group, COUNT, SIZE, joined::countDown, PEER_TIMEOUT));
-        assertTrue(joined.await(PEER_TIMEOUT.toSeconds(), TimeUnit.SECONDS) || receiver.isDone(),
-                "the Java receiver joined");
+        CompletableFuture<String> receiver = whenReady("mckey-receiver",
+                joined -> MckeyPeer.receiver(ip, group, COUNT, SIZE, joined, PEER_TIMEOUT));
         ToolRun sender = ToolRun.process(mckey(group, ip, "-s"), TOOL_SECONDS);
         assertEnded(sender, "initiating data transfers\ndata transfers complete", COMPLETE);
         String received = receiver.get(PEER_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
@@ -108,7 +106,8 @@ class CmToolsInteropDeviceTest {
     @Test
     void javaServerAndRdmaClient(Context ctx) throws Exception {
         InetAddress ip = ipAddress(ctx);
-        javaServerCClient(() -> RdmaServerClientPeer.server(new InetSocketAddress(ip, 18714), PEER_TIMEOUT),
+        javaServerCClient(listening -> RdmaServerClientPeer.server(new InetSocketAddress(ip, 18714), listening,
+                PEER_TIMEOUT),
                 List.of("rdma_client", "-s", ip.getHostAddress(), "-p", "18714"), "rdma_client: end 0");
     }
 
@@ -131,12 +130,33 @@ class CmToolsInteropDeviceTest {
         return line;
     }
 
-    /** The Java server in the background, the C client until it found it listening; both must succeed. */
-    private static void javaServerCClient(ToolRun.Attempt<String> server, List<String> client, String... expected)
+    /** A Java peer that says when its far side may start. */
+    @FunctionalInterface
+    private interface Signalling {
+        String run(Runnable ready) throws Exception;
+    }
+
+    /**
+     * Starts {@code peer} in the background and returns once it said it is ready (or ended: its future tells how):
+     * a C program started before would be refused, or, over UD, wait out the connection manager's retries.
+     */
+    private static CompletableFuture<String> whenReady(String name, Signalling peer) throws Exception {
+        CountDownLatch ready = new CountDownLatch(1);
+        CompletableFuture<String> result = ToolRun.inBackground(name, () -> peer.run(ready::countDown));
+        // The peer's own timeout bounds this; one that failed first tells why through its future.
+        while (!ready.await(100, TimeUnit.MILLISECONDS)) {
+            if (result.isDone()) {
+                fail(name + " ended before it was ready: " + result.get());
+            }
+        }
+        return result;
+    }
+
+    /** The Java server in the background, the C client once it listens; both must succeed. */
+    private static void javaServerCClient(Signalling server, List<String> client, String... expected)
             throws Exception {
-        CompletableFuture<String> javaServer = ToolRun.inBackground("java-peer-server", server);
-        assertEnded(ToolRun.untilListening(() -> ToolRun.process(client, TOOL_SECONDS),
-                run -> run.output().matches("(?s).*(REJECTED|UNREACHABLE|Connection refused).*")), expected);
+        CompletableFuture<String> javaServer = whenReady("java-peer-server", server);
+        assertEnded(ToolRun.process(client, TOOL_SECONDS), expected);
         javaServer.get(PEER_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     }
 

@@ -27,15 +27,16 @@ final class CmatosePeer {
     /**
      * {@code ucmatose} without {@code -s}: listens on {@code bind}, accepts {@code connections}, sends first.
      *
+     * @param listening run once the server listens: the client may start then
      * @return what was exchanged
      * @throws AssertionError if a message is not {@code size} bytes
      * @throws Exception      if a connection-manager event or completion fails or does not come in time
      */
-    static String server(InetSocketAddress bind, int connections, int count, int size, Duration timeout)
-            throws Exception {
+    static String server(InetSocketAddress bind, Runnable listening, int connections, int count, int size,
+                         Duration timeout) throws Exception {
         Deadline deadline = Deadline.in(timeout);
         try (CloseStack r = new CloseStack()) {
-            List<PeerNode> nodes = PeerConnections.acceptAll(r, PortSpace.TCP, bind, connections, count,
+            List<PeerNode> nodes = PeerConnections.acceptAll(r, PortSpace.TCP, bind, listening, connections, count,
                     id -> node(id, count, size), node -> ConnectionParameters.defaults(), deadline);
             for (PeerNode node : nodes) {
                 node.id().await(deadline.left(), CmEventType.ESTABLISHED);

@@ -19,17 +19,18 @@ final class PeerConnections {
     }
 
     /**
-     * The server's start: listens on {@code bind}, and for each of {@code connections} requests makes a node, posts
-     * {@code receives} receives and accepts with what {@code accept} gives for the node.
+     * The server's start: listens on {@code bind}, runs {@code listening}, and for each of {@code connections}
+     * requests makes a node, posts {@code receives} receives and accepts with what {@code accept} gives for the node.
      */
-    static List<PeerNode> acceptAll(CloseStack r, PortSpace space, InetSocketAddress bind, int connections,
-                                    int receives, PeerNode.Factory make,
+    static List<PeerNode> acceptAll(CloseStack r, PortSpace space, InetSocketAddress bind, Runnable listening,
+                                    int connections, int receives, PeerNode.Factory make,
                                     Function<PeerNode, ConnectionParameters> accept, Deadline deadline)
             throws Exception {
         EventChannel events = r.add(EventChannel.create());
         CmId listener = r.add(CmId.create(events, space));
         listener.bind(bind);
         listener.listen(0);
+        listening.run();
         List<PeerNode> nodes = new ArrayList<>();
         for (int c = 0; c < connections; c++) {
             CmEvent request = listener.await(deadline.left(), CmEventType.CONNECT_REQUEST);

@@ -33,16 +33,18 @@ final class RdmaServerClientPeer {
     /**
      * {@code rdma_server -s address -p port}: accepts one connection, receives, answers, disconnects.
      *
+     * @param listening run once the server listens: the client may start then
      * @return what was exchanged
      * @throws AssertionError if the message is not 16 zero bytes
      * @throws Exception      if an event or completion fails or does not come in time
      */
-    static String server(InetSocketAddress bind, Duration timeout) throws Exception {
+    static String server(InetSocketAddress bind, Runnable listening, Duration timeout) throws Exception {
         Deadline deadline = Deadline.in(timeout);
         try (CloseStack r = new CloseStack()) {
             EventChannel events = r.add(EventChannel.create());
             CmId listener = r.add(CmId.createEndpoint(lookup(bind, true), events));
             listener.listen(0);
+            listening.run();
             CmId id = r.add(listener.await(deadline.left(), CmEventType.CONNECT_REQUEST).id());
             PeerNode node = r.add(node(id));
             node.postReceives(1);

@@ -34,16 +34,17 @@ final class UdaddyPeer {
      * {@code udaddy} without {@code -s}: listens on {@code bind}, accepts {@code connections} requests, receives
      * {@code count} datagrams on each, answers each sender with as many.
      *
+     * @param listening run once the server listens: the client may start then
      * @return what was exchanged
      * @throws AssertionError if a datagram has the wrong size, no immediate, or one that does not name its sender
      * @throws Exception      if an event or completion fails or does not come in time
      */
-    static String server(InetSocketAddress bind, int connections, int count, int size, Duration timeout)
-            throws Exception {
+    static String server(InetSocketAddress bind, Runnable listening, int connections, int count, int size,
+                         Duration timeout) throws Exception {
         Deadline deadline = Deadline.in(timeout);
         try (CloseStack r = new CloseStack()) {
             // A UD accept is the service-ID reply: it tells the client this queue pair, and no ESTABLISHED follows.
-            List<PeerNode> nodes = PeerConnections.acceptAll(r, PortSpace.UDP, bind, connections, count,
+            List<PeerNode> nodes = PeerConnections.acceptAll(r, PortSpace.UDP, bind, listening, connections, count,
                     id -> node(id, count, size),
                     node -> ConnectionParameters.defaults().withQpNumber(node.qp().qpNumber()), deadline);
             for (PeerNode node : nodes) {
