@@ -34,8 +34,7 @@ final class CmatosePeer {
      */
     static String server(InetSocketAddress bind, Runnable listening, int connections, int count, int size,
                          Duration timeout) throws Exception {
-        Deadline deadline = Deadline.in(timeout);
-        try (CloseStack r = new CloseStack()) {
+        return CloseStack.within(timeout, (r, deadline) -> {
             List<PeerNode> nodes = PeerConnections.acceptAll(r, PortSpace.TCP, bind, listening, connections, count,
                     id -> node(id, count, size), node -> ConnectionParameters.defaults(), deadline);
             for (PeerNode node : nodes) {
@@ -54,7 +53,7 @@ final class CmatosePeer {
                 node.id().await(deadline.left(), CmEventType.DISCONNECTED);
             }
             return summary("server", connections, count, size);
-        }
+        });
     }
 
     /**
@@ -68,8 +67,7 @@ final class CmatosePeer {
      */
     static String client(InetAddress local, InetSocketAddress server, int connections, int count, int size,
                          Duration timeout) throws Exception {
-        Deadline deadline = Deadline.in(timeout);
-        try (CloseStack r = new CloseStack()) {
+        return CloseStack.within(timeout, (r, deadline) -> {
             List<PeerNode> nodes = PeerConnections.connectAll(r, PortSpace.TCP, local, server, connections, count,
                     id -> node(id, count, size), deadline);
             for (PeerNode node : nodes) {
@@ -86,7 +84,7 @@ final class CmatosePeer {
                 node.id().disconnect();
             }
             return summary("client", connections, count, size);
-        }
+        });
     }
 
     private static PeerNode node(CmId id, int count, int size) throws Exception {

@@ -37,8 +37,7 @@ final class MckeyPeer {
      */
     static String receiver(InetAddress local, InetAddress group, int count, int size, Runnable joined,
                            Duration timeout) throws Exception {
-        Deadline deadline = Deadline.in(timeout);
-        try (CloseStack r = new CloseStack()) {
+        return CloseStack.within(timeout, (r, deadline) -> {
             PeerNode node = join(r, local, group, count, size, true, deadline).node;
             joined.run();
             int[] sender = {-1};
@@ -51,7 +50,7 @@ final class MckeyPeer {
             });
             return "mckey receiver: " + count + " datagrams of " + size + " bytes to " + group.getHostAddress()
                     + " from QP " + sender[0];
-        }
+        });
     }
 
     /**
@@ -63,14 +62,13 @@ final class MckeyPeer {
      */
     static String sender(InetAddress local, InetAddress group, int count, int size, Duration settle,
                          Duration timeout) throws Exception {
-        Deadline deadline = Deadline.in(timeout);
-        try (CloseStack r = new CloseStack()) {
+        return CloseStack.within(timeout, (r, deadline) -> {
             Membership m = join(r, local, group, count, size, false, deadline);
             AddressHandle ah = m.node.keep(m.group.createAddressHandle(m.node.pd()));
             Thread.sleep(settle);
             UdaddyPeer.send(m.node, ah, m.group.qpNumber(), m.group.qkey(), count, size, deadline);
             return "mckey sender: " + count + " datagrams of " + size + " bytes to " + group.getHostAddress();
-        }
+        });
     }
 
     private record Membership(PeerNode node, UdParameters group) {

@@ -39,8 +39,7 @@ final class RdmaServerClientPeer {
      * @throws Exception      if an event or completion fails or does not come in time
      */
     static String server(InetSocketAddress bind, Runnable listening, Duration timeout) throws Exception {
-        Deadline deadline = Deadline.in(timeout);
-        try (CloseStack r = new CloseStack()) {
+        return CloseStack.within(timeout, (r, deadline) -> {
             EventChannel events = r.add(EventChannel.create());
             CmId listener = r.add(CmId.createEndpoint(lookup(bind, true), events));
             listener.listen(0);
@@ -55,7 +54,7 @@ final class RdmaServerClientPeer {
             id.disconnect();
             id.await(deadline.left(), CmEventType.DISCONNECTED);
             return "rdma_server: received and sent " + MESSAGE + " zero bytes";
-        }
+        });
     }
 
     /**
@@ -67,8 +66,7 @@ final class RdmaServerClientPeer {
      *                        does not come in time
      */
     static String client(InetSocketAddress server, Duration timeout) throws Exception {
-        Deadline deadline = Deadline.in(timeout);
-        try (CloseStack r = new CloseStack()) {
+        return CloseStack.within(timeout, (r, deadline) -> {
             EventChannel events = r.add(EventChannel.create());
             CmId id = r.add(CmId.createEndpoint(lookup(server, false), events));
             PeerNode node = r.add(node(id));
@@ -80,7 +78,7 @@ final class RdmaServerClientPeer {
             id.disconnect();
             id.await(deadline.left(), CmEventType.DISCONNECTED);
             return "rdma_client: sent and received " + MESSAGE + " zero bytes";
-        }
+        });
     }
 
     private static AddressInfo lookup(InetSocketAddress address, boolean passive) throws Exception {

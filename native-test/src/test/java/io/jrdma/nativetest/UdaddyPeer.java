@@ -41,8 +41,7 @@ final class UdaddyPeer {
      */
     static String server(InetSocketAddress bind, Runnable listening, int connections, int count, int size,
                          Duration timeout) throws Exception {
-        Deadline deadline = Deadline.in(timeout);
-        try (CloseStack r = new CloseStack()) {
+        return CloseStack.within(timeout, (r, deadline) -> {
             // A UD accept is the service-ID reply: it tells the client this queue pair, and no ESTABLISHED follows.
             List<PeerNode> nodes = PeerConnections.acceptAll(r, PortSpace.UDP, bind, listening, connections, count,
                     id -> node(id, count, size),
@@ -53,7 +52,7 @@ final class UdaddyPeer {
                 send(node, sender.handle, sender.qpNumber, node.qp().query().qkey(), count, size, deadline);
             }
             return summary("server", connections, count, size);
-        }
+        });
     }
 
     /**
@@ -67,8 +66,7 @@ final class UdaddyPeer {
      */
     static String client(InetAddress local, InetSocketAddress server, int connections, int count, int size,
                          Duration timeout) throws Exception {
-        Deadline deadline = Deadline.in(timeout);
-        try (CloseStack r = new CloseStack()) {
+        return CloseStack.within(timeout, (r, deadline) -> {
             List<PeerNode> nodes = PeerConnections.connectAll(r, PortSpace.UDP, local, server, connections, count,
                     id -> node(id, count, size), deadline);
             List<Integer> servers = new ArrayList<>();
@@ -90,7 +88,7 @@ final class UdaddyPeer {
                 });
             }
             return summary("client", connections, count, size);
-        }
+        });
     }
 
     private static PeerNode node(CmId id, int count, int size) throws Exception {
