@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -68,6 +69,20 @@ final class ClusterNode {
         args.addAll(command);
         request("start", args).orThrow("start " + command);
         return new Remote(id, String.join(" ", command));
+    }
+
+    /**
+     * Starts {@code command} on the node; the future gives its status and output once it ended, or status
+     * {@link NodeAgent#RUNNING} if it had not after {@code seconds} (it is killed then).
+     */
+    CompletableFuture<ToolRun> startProgram(List<String> command, int seconds) throws IOException {
+        Remote r = start(command);
+        return ToolRun.inBackground(command.getFirst(), () -> {
+            try (r) {
+                NodeAgent.Outcome o = r.await(Duration.ofSeconds(seconds));
+                return new ToolRun(o.status(), o.output());
+            }
+        });
     }
 
     /** Runs {@code task} on the node, in its agent's JVM, with {@code args}. */
