@@ -2,6 +2,8 @@ package io.jrdma.rdmacm;
 
 import io.jrdma.bindings.ibverbs.ibv_ece;
 import io.jrdma.bindings.ibverbs.ibv_qp_attr;
+import io.jrdma.bindings.rdmacm.ibv_path_data;
+import io.jrdma.bindings.rdmacm.ibv_sa_path_rec;
 import io.jrdma.bindings.rdmacm.rdma_addr;
 import io.jrdma.bindings.rdmacm.rdma_cm_id;
 import io.jrdma.bindings.rdmacm.rdma_cma_h;
@@ -24,8 +26,10 @@ import java.lang.invoke.MethodHandle;
 import java.lang.ref.WeakReference;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -577,6 +581,51 @@ public final class CmId implements AutoCloseable {
             throw new IllegalArgumentException("ACK timeout exponent must be in 0..31, not " + exponent);
         }
         setOption(rdma_cma_h.RDMA_OPTION_ID_ACK_TIMEOUT(), exponent, 1);
+    }
+
+    /**
+     * The paths of this id's resolved route ({@code route.path_rec}), the primary first: after
+     * {@link CmEventType#ROUTE_RESOLVED} (or {@link #setPath}), and on an id that came with a connect request.
+     *
+     * @return the paths; empty while the route is not resolved
+     * @throws IllegalStateException if the id is closed
+     */
+    public List<PathRecord> paths() {
+        guard.checkOpen();
+        MemorySegment route = rdma_cm_id.route(id);
+        int n = rdma_route.num_paths(route);
+        MemorySegment records = rdma_route.path_rec(route);
+        if (n <= 0 || records.equals(MemorySegment.NULL)) {
+            return List.of();
+        }
+        records = records.reinterpret(ibv_sa_path_rec.sizeof() * n);
+        List<PathRecord> paths = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            paths.add(PathRecord.read(ibv_sa_path_rec.asSlice(records, i)));
+        }
+        return List.copyOf(paths);
+    }
+
+    /**
+     * Gives this id its route instead of resolving it ({@code RDMA_OPTION_IB_PATH}): after
+     * {@link CmEventType#ADDR_RESOLVED}, in place of {@link #resolveRoute}, and like it ending with
+     * {@link CmEventType#ROUTE_RESOLVED}. The path is primary and bidirectional; on RoCE the kernel still takes the
+     * destination MAC from the resolved address.
+     *
+     * @param path the route, e.g. one {@link #paths()} gave for the same peer
+     * @throws RdmaException if {@code rdma_set_option} fails, e.g. {@code EINVAL} when the address is not resolved
+     *     (or the route already is)
+     * @throws IllegalStateException if the id is closed
+     */
+    public void setPath(PathRecord path) throws RdmaException {
+        Objects.requireNonNull(path, "path");
+        guard.checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment data = ibv_path_data.allocate(arena);
+            path.writeTo(data);
+            Cm.check("rdma_set_option", SET_OPTION, "setting the path of " + this, id, rdma_cma_h.RDMA_OPTION_IB(),
+                    rdma_cma_h.RDMA_OPTION_IB_PATH(), data, ibv_path_data.sizeof());
+        }
     }
 
     private void setOption(int name, int value, int size) throws RdmaException {

@@ -2698,6 +2698,33 @@ public class rdma_cma_h extends rdma_cma_h$shared {
            throw new AssertionError("should not reach here", ex$);
         }
     }
+    private static final int IBV_PATH_FLAG_GMP = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define IBV_PATH_FLAG_GMP 1
+     * }
+     */
+    public static int IBV_PATH_FLAG_GMP() {
+        return IBV_PATH_FLAG_GMP;
+    }
+    private static final int IBV_PATH_FLAG_PRIMARY = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define IBV_PATH_FLAG_PRIMARY 2
+     * }
+     */
+    public static int IBV_PATH_FLAG_PRIMARY() {
+        return IBV_PATH_FLAG_PRIMARY;
+    }
+    private static final int IBV_PATH_FLAG_BIDIRECTIONAL = (int)40L;
+    /**
+     * {@snippet lang=c :
+     * #define IBV_PATH_FLAG_BIDIRECTIONAL 40
+     * }
+     */
+    public static int IBV_PATH_FLAG_BIDIRECTIONAL() {
+        return IBV_PATH_FLAG_BIDIRECTIONAL;
+    }
     private static final long RDMA_IB_IP_PS_MASK = -65536L;
     /**
      * {@snippet lang=c :

@@ -16,6 +16,7 @@ import io.jrdma.rdmacm.CmEventType;
 import io.jrdma.rdmacm.CmId;
 import io.jrdma.rdmacm.ConnectionParameters;
 import io.jrdma.rdmacm.EventChannel;
+import io.jrdma.rdmacm.PathRecord;
 import io.jrdma.rdmacm.PortSpace;
 import io.jrdma.rdmacm.UdParameters;
 
@@ -37,6 +38,22 @@ final class CmIdSnippets {
         id.connect(ConnectionParameters.defaults());
         id.await(Duration.ofSeconds(5), CmEventType.ESTABLISHED);
         // ... post on qp; at the end close qp, cq, pd, then the id, then the channel ...
+        // @end
+    }
+
+    void path(EventChannel channel, InetSocketAddress peer) throws RdmaException, InterruptedException {
+        // @start region="path"
+        PathRecord path;
+        try (CmId first = CmId.create(channel, PortSpace.TCP)) {
+            first.resolve(peer, Duration.ofSeconds(2));                       // address, then route
+            path = first.paths().getFirst();
+        }
+        CmId next = CmId.create(channel, PortSpace.TCP);
+        next.resolveAddress(null, peer, Duration.ofSeconds(2));
+        next.await(Duration.ofSeconds(2), CmEventType.ADDR_RESOLVED);
+        next.setPath(path);                                                  // the route, without resolving it
+        next.await(Duration.ofSeconds(2), CmEventType.ROUTE_RESOLVED);
+        // ... create the queue pair and connect as usual ...
         // @end
     }
 
