@@ -158,6 +158,9 @@ final class ClusterNode {
     private NodeAgent.Outcome request(String verb, List<String> args) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(agent, 10_000);
+            // An agent that stopped answering fails the test instead of hanging it; an await answers by its deadline.
+            long patience = verb.equals("await") || verb.equals("listening") ? Long.parseLong(args.get(1)) : 0;
+            s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, patience + 60_000));
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
             out.writeUTF(verb);
             out.writeInt(args.size());
