@@ -1,0 +1,211 @@
+package io.jrdma.nio;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.IllegalSelectorException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The provider's channels over kernel TCP sockets on the loopback (no rule matches it): the channel contract, which
+ * is the same code for RDMA but for the socket calls. Needs librdmacm installed, no RDMA device.
+ */
+class TcpChannelTest {
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress("127.0.0.1", 0);
+    private final RdmaSelectorProvider provider = RdmaSelectorProvider.withRules("", false);
+
+    private ServerSocketChannel listening() throws IOException {
+        return provider.openServerSocketChannel().bind(LOOPBACK);
+    }
+
+    @Test
+    void blockingEchoChecksEveryByte() throws Exception {
+        try (ServerSocketChannel server = listening(); SocketChannel client = provider.openSocketChannel()) {
+            CompletableFuture<Long> echoed = Echo.serveBlocking(server);
+            assertTrue(client.connect(server.getLocalAddress()));
+            assertFalse(((SocketChannelImpl) client).isRdma());
+            Echo.roundTripBlocking(client, 1_000_000);
+            assertEquals(1_000_000L, Echo.await(echoed));
+        }
+    }
+
+    @Test
+    void selectingEchoChecksEveryByte() throws Exception {
+        try (Selector selector = provider.openSelector(); ServerSocketChannel server = listening();
+             SocketChannel a = provider.openSocketChannel(); SocketChannel b = provider.openSocketChannel()) {
+            Echo.roundTripSelecting(selector, List.of(server), List.of(a, b), 300_000);
+        }
+    }
+
+    @Test
+    void badArgumentsFailBeforeAnyNativeCall() throws IOException {
+        try (SocketChannel channel = provider.openSocketChannel(); Selector selector = provider.openSelector()) {
+            assertThrows(NullPointerException.class, () -> channel.connect(null));
+            assertThrows(UnresolvedAddressException.class,
+                    () -> channel.connect(InetSocketAddress.createUnresolved("example.com", 80)));
+            assertThrows(UnsupportedAddressTypeException.class, () -> channel.connect(new SocketAddress() { }));
+            assertThrows(NotYetConnectedException.class, () -> channel.read(ByteBuffer.allocate(1)));
+            assertThrows(IllegalArgumentException.class, () -> channel.read(ByteBuffer.allocate(1).asReadOnlyBuffer()));
+            assertThrows(IndexOutOfBoundsException.class, () -> channel.write(new ByteBuffer[1], 1, 1));
+            assertThrows(UnsupportedOperationException.class,
+                    () -> channel.setOption(StandardSocketOptions.IP_TOS, 1));
+            assertThrows(IllegalArgumentException.class, () -> channel.setOption(StandardSocketOptions.SO_RCVBUF, -1));
+            assertThrows(IllegalArgumentException.class,
+                    () -> channel.configureBlocking(false).register(selector, SelectionKey.OP_ACCEPT));
+            assertThrows(IllegalArgumentException.class, () -> selector.select(-1));
+            assertThrows(UnsupportedOperationException.class, () -> selector.selectedKeys().add(null));
+            assertThrows(UnsupportedOperationException.class, channel::socket);
+            assertThrows(UnsupportedOperationException.class, provider::openDatagramChannel);
+            assertThrows(UnsupportedOperationException.class, () -> provider.openSocketChannel(StandardProtocolFamily.UNIX));
+            assertThrows(IllegalArgumentException.class, () -> RdmaSelectorProvider.withRules("rdma", false));
+        }
+        try (Selector jdk = Selector.open(); SocketChannel channel = provider.openSocketChannel()) {
+            assertThrows(IllegalSelectorException.class,
+                    () -> channel.configureBlocking(false).register(jdk, SelectionKey.OP_READ));
+        }
+    }
+
+    @Test
+    void optionsSetBeforeConnectHoldAfterIt() throws Exception {
+        try (ServerSocketChannel server = listening(); SocketChannel client = provider.openSocketChannel()) {
+            assertEquals(Boolean.TRUE, server.getOption(StandardSocketOptions.SO_REUSEADDR));
+            client.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            client.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+            client.setOption(StandardSocketOptions.SO_SNDBUF, 65536);
+            client.connect(server.getLocalAddress());
+            assertEquals(Boolean.TRUE, client.getOption(StandardSocketOptions.TCP_NODELAY));
+            assertEquals(Boolean.TRUE, client.getOption(StandardSocketOptions.SO_KEEPALIVE));
+            assertTrue(client.getOption(StandardSocketOptions.SO_SNDBUF) >= 65536, "the kernel doubles it");
+            assertEquals(server.getLocalAddress(), client.getRemoteAddress());
+        }
+    }
+
+    @Test
+    void shutdownsEndOneDirectionEach() throws Exception {
+        try (ServerSocketChannel server = listening(); SocketChannel client = provider.openSocketChannel()) {
+            client.connect(server.getLocalAddress());
+            try (SocketChannel peer = server.accept()) {
+                assertEquals(client.getLocalAddress(), peer.getRemoteAddress());
+                client.shutdownOutput();
+                assertEquals(-1, peer.read(ByteBuffer.allocate(8)), "the peer sees the end of the stream");
+                assertThrows(ClosedChannelException.class, () -> client.write(ByteBuffer.allocate(1)));
+                peer.write(ByteBuffer.wrap(new byte[] {42}));
+                ByteBuffer one = ByteBuffer.allocate(1);
+                assertEquals(1, client.read(one));
+                assertEquals(42, one.get(0));
+                client.shutdownInput();
+                assertEquals(-1, client.read(ByteBuffer.allocate(1)));
+            }
+        }
+    }
+
+    @Test
+    void aRefusedConnectionFailsFinishConnectAndClosesTheChannel() throws Exception {
+        SocketAddress nobody;
+        try (ServerSocketChannel server = listening()) {
+            nobody = server.getLocalAddress();
+        }
+        try (SocketChannel blocking = provider.openSocketChannel()) {
+            assertThrows(ConnectException.class, () -> blocking.connect(nobody));
+            assertFalse(blocking.isOpen());
+        }
+        try (SocketChannel client = provider.openSocketChannel()) {
+            client.configureBlocking(false);
+            if (!client.connect(nobody)) {
+                assertThrows(ConnectException.class, () -> {
+                    while (!client.finishConnect()) {
+                        Thread.sleep(1);
+                    }
+                });
+            }
+            assertFalse(client.isOpen());
+        }
+    }
+
+    @Test
+    void wakeupEndsASelectAndAnAcceptWithNoClientReturnsNull() throws Exception {
+        try (Selector selector = provider.openSelector(); ServerSocketChannel server = listening()) {
+            server.configureBlocking(false).register(selector, SelectionKey.OP_ACCEPT);
+            assertNull(server.accept());
+            CompletableFuture<Integer> selected = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return selector.select();
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            Thread.sleep(100);
+            assertFalse(selected.isDone(), "nothing to select yet");
+            selector.wakeup();
+            assertEquals(0, Echo.await(selected));
+            selector.wakeup();
+            assertEquals(0, selector.select(), "a wakeup before a select ends it at once");
+        }
+    }
+
+    @Test
+    void closingAChannelWhileAnotherThreadSelectsOrReadsIsSafe() throws Exception {
+        try (Selector selector = provider.openSelector(); ServerSocketChannel server = listening();
+             SocketChannel selected = provider.openSocketChannel(); SocketChannel blocked = provider.openSocketChannel()) {
+            selected.connect(server.getLocalAddress());
+            blocked.connect(server.getLocalAddress());
+            SelectionKey key = selected.configureBlocking(false).register(selector, SelectionKey.OP_READ);
+            CompletableFuture<Integer> selecting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return selector.select(2000);
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            CompletableFuture<Throwable> reading = new CompletableFuture<>();
+            Thread reader = Thread.ofPlatform().start(() -> reading.complete(
+                    assertThrows(IOException.class, () -> blocked.read(ByteBuffer.allocate(1)))));
+            Thread.sleep(100);
+            selected.close();
+            blocked.close();
+            assertEquals(AsynchronousCloseException.class, Echo.await(reading).getClass());
+            reader.join();
+            Echo.await(selecting);
+            selector.selectNow();
+            assertFalse(key.isValid());
+            assertTrue(selector.keys().isEmpty(), "the closed channel's key is gone");
+        }
+    }
+
+    @Test
+    void anInterruptClosesABlockedChannel() throws Exception {
+        try (ServerSocketChannel server = listening(); SocketChannel client = provider.openSocketChannel()) {
+            client.connect(server.getLocalAddress());
+            CompletableFuture<Throwable> reading = new CompletableFuture<>();
+            Thread reader = Thread.ofVirtual().start(() -> reading.complete(
+                    assertThrows(IOException.class, () -> client.read(ByteBuffer.allocate(1)))));
+            Thread.sleep(100);
+            reader.interrupt();
+            assertEquals(ClosedByInterruptException.class, Echo.await(reading).getClass());
+            assertFalse(client.isOpen());
+        }
+    }
+}
