@@ -21,16 +21,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @RdmaDeviceTest
 class NioEchoDeviceTest {
 
-    private static RdmaSelectorProvider rdmaFor(String ip) {
-        return RdmaSelectorProvider.withRules("rdma bind " + ip + " *\nrdma connect " + ip + " *", false);
-    }
-
     @Test
     void blockingEchoOverRdmaChecksEveryByte(Device device) throws Exception {
-        String ip = DeviceAddress.of(device);
-        RdmaSelectorProvider provider = rdmaFor(ip);
-        try (ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0));
-             SocketChannel client = provider.openSocketChannel()) {
+        DeviceSupport.withRdmaServer(device, NioEchoDeviceTest::blockingEcho);
+    }
+
+    private static void blockingEcho(RdmaSelectorProvider provider, ServerSocketChannel server) throws Exception {
+        try (SocketChannel client = provider.openSocketChannel()) {
             assertTrue(((ServerSocketChannelImpl) server).nativeSocket().transport().isRdma());
             CompletableFuture<Long> echoed = Echo.serveBlocking(server);
             assertTrue(client.connect(server.getLocalAddress()));
@@ -43,8 +40,8 @@ class NioEchoDeviceTest {
 
     @Test
     void selectingEchoOverRdmaChecksEveryByte(Device device) throws Exception {
-        String ip = DeviceAddress.of(device);
-        RdmaSelectorProvider provider = rdmaFor(ip);
+        String ip = DeviceSupport.address(device);
+        RdmaSelectorProvider provider = DeviceSupport.rdmaProvider(ip);
         try (Selector selector = provider.openSelector();
              ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0));
              SocketChannel a = provider.openSocketChannel(); SocketChannel b = provider.openSocketChannel()) {
@@ -56,7 +53,7 @@ class NioEchoDeviceTest {
 
     @Test
     void oneSelectorCarriesAnRdmaAndATcpConnection(Device device) throws Exception {
-        String ip = DeviceAddress.of(device);
+        String ip = DeviceSupport.address(device);
         // Port 7471 of the device's address goes over RDMA; any other port of the same address over TCP.
         RdmaSelectorProvider provider = RdmaSelectorProvider.withRules(
                 "rdma bind " + ip + " 7471; rdma connect " + ip + " 7471", false);

@@ -40,7 +40,7 @@ class NioRstreamInteropDeviceTest {
 
     @Test
     void rstreamClientAgainstJavaServer(Device device) throws Exception {
-        String ip = DeviceAddress.of(device);
+        String ip = DeviceSupport.address(device);
         RdmaSelectorProvider provider = RdmaSelectorProvider.withRules("rdma bind " + ip + " *", false);
         try (ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0))) {
             int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
@@ -64,7 +64,7 @@ class NioRstreamInteropDeviceTest {
 
     @Test
     void javaClientAgainstRstreamServer(Device device) throws Exception {
-        String ip = DeviceAddress.of(device);
+        String ip = DeviceSupport.address(device);
         int port = 7473;
         Process server = new ProcessBuilder(rstream("-b", ip, "-p", "" + port)).redirectErrorStream(true).start();
         try {

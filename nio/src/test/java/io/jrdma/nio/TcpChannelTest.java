@@ -9,8 +9,6 @@ import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.AsynchronousCloseException;
-import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.IllegalSelectorException;
 import java.nio.channels.NotYetConnectedException;
@@ -168,44 +166,15 @@ class TcpChannelTest {
 
     @Test
     void closingAChannelWhileAnotherThreadSelectsOrReadsIsSafe() throws Exception {
-        try (Selector selector = provider.openSelector(); ServerSocketChannel server = listening();
-             SocketChannel selected = provider.openSocketChannel(); SocketChannel blocked = provider.openSocketChannel()) {
-            selected.connect(server.getLocalAddress());
-            blocked.connect(server.getLocalAddress());
-            SelectionKey key = selected.configureBlocking(false).register(selector, SelectionKey.OP_READ);
-            CompletableFuture<Integer> selecting = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return selector.select(2000);
-                } catch (IOException e) {
-                    throw new RuntimeException(e);
-                }
-            });
-            CompletableFuture<Throwable> reading = new CompletableFuture<>();
-            Thread reader = Thread.ofPlatform().start(() -> reading.complete(
-                    assertThrows(IOException.class, () -> blocked.read(ByteBuffer.allocate(1)))));
-            Thread.sleep(100);
-            selected.close();
-            blocked.close();
-            assertEquals(AsynchronousCloseException.class, Echo.await(reading).getClass());
-            reader.join();
-            Echo.await(selecting);
-            selector.selectNow();
-            assertFalse(key.isValid());
-            assertTrue(selector.keys().isEmpty(), "the closed channel's key is gone");
+        try (ServerSocketChannel server = listening()) {
+            Concurrency.closeWhileSelectingAndReading(provider, server);
         }
     }
 
     @Test
     void anInterruptClosesABlockedChannel() throws Exception {
-        try (ServerSocketChannel server = listening(); SocketChannel client = provider.openSocketChannel()) {
-            client.connect(server.getLocalAddress());
-            CompletableFuture<Throwable> reading = new CompletableFuture<>();
-            Thread reader = Thread.ofVirtual().start(() -> reading.complete(
-                    assertThrows(IOException.class, () -> client.read(ByteBuffer.allocate(1)))));
-            Thread.sleep(100);
-            reader.interrupt();
-            assertEquals(ClosedByInterruptException.class, Echo.await(reading).getClass());
-            assertFalse(client.isOpen());
+        try (ServerSocketChannel server = listening()) {
+            Concurrency.interruptWhileReading(provider, server);
         }
     }
 }

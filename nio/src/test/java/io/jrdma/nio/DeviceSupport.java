@@ -5,21 +5,42 @@ import io.jrdma.ibverbs.Device;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
-/** The IPv4 address of an RDMA device's network interface, which the device tests bind and connect to. */
-final class DeviceAddress {
-    private DeviceAddress() {
+/** What the device tests share: the device's IPv4 address, and a provider and server channel over RDMA on it. */
+final class DeviceSupport {
+    private DeviceSupport() {
+    }
+
+    /** Runs {@code test} with an RDMA provider and a server channel of it listening on the device's address. */
+    static void withRdmaServer(Device device, ServerTest test) throws Exception {
+        String ip = address(device);
+        RdmaSelectorProvider provider = rdmaProvider(ip);
+        try (ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0))) {
+            test.run(provider, server);
+        }
+    }
+
+    /** A test against a listening server channel. */
+    interface ServerTest {
+        void run(RdmaSelectorProvider provider, ServerSocketChannel server) throws Exception;
+    }
+
+    /** A provider whose rules send every bind to and connect to {@code ip} over RDMA. */
+    static RdmaSelectorProvider rdmaProvider(String ip) {
+        return RdmaSelectorProvider.withRules("rdma bind " + ip + " *\nrdma connect " + ip + " *", false);
     }
 
     /**
      * The {@code jrdma.test.address} system property if set, else the first IPv4 address of the network interface
      * behind {@code device}'s port 1 (as sysfs names it in the port's GID attributes).
      */
-    static String of(Device device) throws IOException {
+    static String address(Device device) throws IOException {
         String configured = System.getProperty("jrdma.test.address");
         if (configured != null) {
             return configured;
