@@ -62,4 +62,13 @@ class NioChannelDeviceTest {
                     + "/192.0.2.1:7474 over RDMA, but no RDMA device owns 192.0.2.1 (rdma_bind_addr: "), e.getMessage());
         }
     }
+
+    @Test
+    void rulesInASystemPropertySendAnUnchangedApplicationOverRdma(Device device) throws Exception {
+        String ip = DeviceSupport.address(device);
+        String output = SystemProperties.runUnchangedApp(ip,
+                "-Djrdma.nio.rules=rdma bind " + ip + " *; rdma connect " + ip + " *");
+        assertTrue(output.contains("blocking SocketChannelImpl[rdma socket"), output);
+        assertTrue(output.contains("selecting ServerSocketChannelImpl[rdma socket"), output);
+    }
 }

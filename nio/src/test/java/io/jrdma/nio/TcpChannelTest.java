@@ -177,4 +177,11 @@ class TcpChannelTest {
             Concurrency.interruptWhileReading(provider, server);
         }
     }
+
+    @Test
+    void theSystemPropertySwitchesAnUnchangedApplicationOverWithNoRulesAllTcp() throws Exception {
+        String output = SystemProperties.runUnchangedApp("127.0.0.1");
+        assertTrue(output.contains("blocking SocketChannelImpl[tcp socket"), output);
+        assertTrue(output.contains("selecting ServerSocketChannelImpl[tcp socket"), output);
+    }
 }
