@@ -310,7 +310,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                 return 0;
             }
             long n = transfer(rsocket_h.POLLIN(), s -> reads.read(s, dsts, offset, length));
-            return n == 0 ? -1 : n;
+            return n == 0 ? -1 : n == Transport.UNAVAILABLE ? 0 : n;
         } finally {
             readLock.unlock();
         }
@@ -335,13 +335,17 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             if (!anyRemaining(srcs, offset, length)) {
                 return 0;
             }
-            return transfer(rsocket_h.POLLOUT(), s -> writes.write(s, srcs, offset, length));
+            long n = transfer(rsocket_h.POLLOUT(), s -> writes.write(s, srcs, offset, length));
+            return n == Transport.UNAVAILABLE ? 0 : n;
         } finally {
             writeLock.unlock();
         }
     }
 
-    /** One transfer; in blocking mode it waits for {@code events} until some bytes moved. 0 if none could. */
+    /**
+     * One transfer; in blocking mode it waits for {@code events} until some bytes moved. The bytes moved (0 at the
+     * end of the stream), or {@link Transport#UNAVAILABLE} in non-blocking mode when none could.
+     */
     private long transfer(int events, Transfer transfer) throws IOException {
         NativeSocket s = slot.socket();
         if (!s.acquire()) {
@@ -366,7 +370,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                 end(n != Transport.UNAVAILABLE);
             }
         }
-        return n == Transport.UNAVAILABLE ? 0 : n;
+        return n;
     }
 
     /** A read or a write of the socket. */

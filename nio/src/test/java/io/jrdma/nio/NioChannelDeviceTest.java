@@ -43,12 +43,17 @@ class NioChannelDeviceTest {
 
     @Test
     void closingAnRsocketWhileAnotherThreadSelectsOrReadsIsSafe(Device device) throws Exception {
-        DeviceSupport.withRdmaServer(device, Concurrency::closeWhileSelectingAndReading);
+        DeviceSupport.withRdmaServer(device, ChannelContract::closeWhileSelectingAndReading);
+    }
+
+    @Test
+    void aNonBlockingReadOfAnRsocketWithNothingToReadReturnsZero(Device device) throws Exception {
+        DeviceSupport.withRdmaServer(device, ChannelContract::nonBlockingReads);
     }
 
     @Test
     void anInterruptClosesABlockedRsocket(Device device) throws Exception {
-        DeviceSupport.withRdmaServer(device, Concurrency::interruptWhileReading);
+        DeviceSupport.withRdmaServer(device, ChannelContract::interruptWhileReading);
     }
 
 

@@ -102,6 +102,13 @@ class TcpChannelTest {
     }
 
     @Test
+    void aNonBlockingReadWithNothingToReadReturnsZeroNotTheEndOfTheStream() throws Exception {
+        try (ServerSocketChannel server = listening()) {
+            ChannelContract.nonBlockingReads(provider, server);
+        }
+    }
+
+    @Test
     void shutdownsEndOneDirectionEach() throws Exception {
         try (ServerSocketChannel server = listening(); SocketChannel client = provider.openSocketChannel()) {
             client.connect(server.getLocalAddress());
@@ -167,14 +174,14 @@ class TcpChannelTest {
     @Test
     void closingAChannelWhileAnotherThreadSelectsOrReadsIsSafe() throws Exception {
         try (ServerSocketChannel server = listening()) {
-            Concurrency.closeWhileSelectingAndReading(provider, server);
+            ChannelContract.closeWhileSelectingAndReading(provider, server);
         }
     }
 
     @Test
     void anInterruptClosesABlockedChannel() throws Exception {
         try (ServerSocketChannel server = listening()) {
-            Concurrency.interruptWhileReading(provider, server);
+            ChannelContract.interruptWhileReading(provider, server);
         }
     }
 

@@ -15,9 +15,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Closes and interrupts that race with other threads' selects and reads: over TCP in the unit tier, RDMA on the device. */
-final class Concurrency {
-    private Concurrency() {
+/**
+ * Parts of the channel contract the provider's two kinds must both keep, each against a listening server channel:
+ * run over TCP in the unit tier and over RDMA on the device.
+ */
+final class ChannelContract {
+    private ChannelContract() {
     }
 
     /**
@@ -64,6 +67,29 @@ final class Concurrency {
             reader.interrupt();
             assertEquals(ClosedByInterruptException.class, Echo.await(reading).getClass());
             assertFalse(client.isOpen());
+        }
+    }
+
+    /** A non-blocking read returns 0 while nothing came, the bytes once they come, and -1 after the peer closed. */
+    static void nonBlockingReads(RdmaSelectorProvider provider, ServerSocketChannel server) throws Exception {
+        try (SocketChannel client = provider.openSocketChannel()) {
+            client.connect(server.getLocalAddress());
+            try (SocketChannel peer = server.accept()) {
+                client.configureBlocking(false);
+                assertEquals(0, client.read(ByteBuffer.allocate(8)));
+                peer.write(ByteBuffer.wrap(new byte[] {7}));
+                ByteBuffer one = ByteBuffer.allocateDirect(1);
+                while (client.read(one) == 0) {
+                    Thread.onSpinWait();
+                }
+                assertEquals(7, one.get(0));
+                peer.close();
+                int n;
+                while ((n = client.read(ByteBuffer.allocate(1))) == 0) {
+                    Thread.onSpinWait();
+                }
+                assertEquals(-1, n, "the end of the stream after the peer closed");
+            }
         }
     }
 }
