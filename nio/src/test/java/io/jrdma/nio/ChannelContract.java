@@ -1,9 +1,12 @@
 package io.jrdma.nio;
 
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -12,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -90,6 +94,70 @@ final class ChannelContract {
                 }
                 assertEquals(-1, n, "the end of the stream after the peer closed");
             }
+        }
+    }
+
+    /** Each shutdown ends one direction: the peer reads the end of the stream, the other direction still works. */
+    static void shutdowns(RdmaSelectorProvider provider, ServerSocketChannel server) throws Exception {
+        try (SocketChannel client = provider.openSocketChannel()) {
+            client.connect(server.getLocalAddress());
+            try (SocketChannel peer = server.accept()) {
+                assertEquals(client.getLocalAddress(), peer.getRemoteAddress());
+                client.shutdownOutput();
+                assertEquals(-1, peer.read(ByteBuffer.allocate(8)), "the peer sees the end of the stream");
+                assertThrows(ClosedChannelException.class, () -> client.write(ByteBuffer.allocate(1)));
+                peer.write(ByteBuffer.wrap(new byte[] {42}));
+                ByteBuffer one = ByteBuffer.allocate(1);
+                assertEquals(1, client.read(one));
+                assertEquals(42, one.get(0));
+                client.shutdownInput();
+                assertEquals(-1, client.read(ByteBuffer.allocate(1)));
+            }
+        }
+    }
+
+    /**
+     * Closes {@code server}, then connects where it listened, blocking and not: each connection fails with a
+     * {@link ConnectException} and closes its channel.
+     */
+    static void refusedConnections(RdmaSelectorProvider provider, ServerSocketChannel server) throws Exception {
+        SocketAddress nobody = server.getLocalAddress();
+        server.close();
+        try (SocketChannel blocking = provider.openSocketChannel()) {
+            assertThrows(ConnectException.class, () -> blocking.connect(nobody));
+            assertFalse(blocking.isOpen());
+        }
+        try (SocketChannel client = provider.openSocketChannel()) {
+            client.configureBlocking(false);
+            if (!client.connect(nobody)) {
+                assertThrows(ConnectException.class, () -> {
+                    while (!client.finishConnect()) {
+                        Thread.sleep(1);
+                    }
+                });
+            }
+            assertFalse(client.isOpen());
+        }
+    }
+
+    /** A select with nothing ready waits until a wakeup; a wakeup before a select ends it at once; accept gives null. */
+    static void wakeupAndEmptyAccept(RdmaSelectorProvider provider, ServerSocketChannel server) throws Exception {
+        try (Selector selector = provider.openSelector()) {
+            server.configureBlocking(false).register(selector, SelectionKey.OP_ACCEPT);
+            assertNull(server.accept());
+            CompletableFuture<Integer> selected = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return selector.select();
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            Thread.sleep(100);
+            assertFalse(selected.isDone(), "nothing to select yet");
+            selector.wakeup();
+            assertEquals(0, Echo.await(selected));
+            selector.wakeup();
+            assertEquals(0, selector.select(), "a wakeup before a select ends it at once");
         }
     }
 }

@@ -52,6 +52,21 @@ class NioChannelDeviceTest {
     }
 
     @Test
+    void shutdownsOfAnRsocketEndOneDirectionEach(Device device) throws Exception {
+        DeviceSupport.withRdmaServer(device, ChannelContract::shutdowns);
+    }
+
+    @Test
+    void aRefusedRsocketConnectionFailsAndClosesTheChannel(Device device) throws Exception {
+        DeviceSupport.withRdmaServer(device, ChannelContract::refusedConnections);
+    }
+
+    @Test
+    void wakeupEndsASelectOnRsocketsAndAnEmptyAcceptReturnsNull(Device device) throws Exception {
+        DeviceSupport.withRdmaServer(device, ChannelContract::wakeupAndEmptyAccept);
+    }
+
+    @Test
     void anInterruptClosesABlockedRsocket(Device device) throws Exception {
         DeviceSupport.withRdmaServer(device, ChannelContract::interruptWhileReading);
     }

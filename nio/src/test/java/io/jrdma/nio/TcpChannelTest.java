@@ -3,13 +3,11 @@ package io.jrdma.nio;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.IllegalSelectorException;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.SelectionKey;
@@ -23,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -110,64 +107,22 @@ class TcpChannelTest {
 
     @Test
     void shutdownsEndOneDirectionEach() throws Exception {
-        try (ServerSocketChannel server = listening(); SocketChannel client = provider.openSocketChannel()) {
-            client.connect(server.getLocalAddress());
-            try (SocketChannel peer = server.accept()) {
-                assertEquals(client.getLocalAddress(), peer.getRemoteAddress());
-                client.shutdownOutput();
-                assertEquals(-1, peer.read(ByteBuffer.allocate(8)), "the peer sees the end of the stream");
-                assertThrows(ClosedChannelException.class, () -> client.write(ByteBuffer.allocate(1)));
-                peer.write(ByteBuffer.wrap(new byte[] {42}));
-                ByteBuffer one = ByteBuffer.allocate(1);
-                assertEquals(1, client.read(one));
-                assertEquals(42, one.get(0));
-                client.shutdownInput();
-                assertEquals(-1, client.read(ByteBuffer.allocate(1)));
-            }
+        try (ServerSocketChannel server = listening()) {
+            ChannelContract.shutdowns(provider, server);
         }
     }
 
     @Test
     void aRefusedConnectionFailsFinishConnectAndClosesTheChannel() throws Exception {
-        SocketAddress nobody;
         try (ServerSocketChannel server = listening()) {
-            nobody = server.getLocalAddress();
-        }
-        try (SocketChannel blocking = provider.openSocketChannel()) {
-            assertThrows(ConnectException.class, () -> blocking.connect(nobody));
-            assertFalse(blocking.isOpen());
-        }
-        try (SocketChannel client = provider.openSocketChannel()) {
-            client.configureBlocking(false);
-            if (!client.connect(nobody)) {
-                assertThrows(ConnectException.class, () -> {
-                    while (!client.finishConnect()) {
-                        Thread.sleep(1);
-                    }
-                });
-            }
-            assertFalse(client.isOpen());
+            ChannelContract.refusedConnections(provider, server);
         }
     }
 
     @Test
     void wakeupEndsASelectAndAnAcceptWithNoClientReturnsNull() throws Exception {
-        try (Selector selector = provider.openSelector(); ServerSocketChannel server = listening()) {
-            server.configureBlocking(false).register(selector, SelectionKey.OP_ACCEPT);
-            assertNull(server.accept());
-            CompletableFuture<Integer> selected = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return selector.select();
-                } catch (IOException e) {
-                    throw new RuntimeException(e);
-                }
-            });
-            Thread.sleep(100);
-            assertFalse(selected.isDone(), "nothing to select yet");
-            selector.wakeup();
-            assertEquals(0, Echo.await(selected));
-            selector.wakeup();
-            assertEquals(0, selector.select(), "a wakeup before a select ends it at once");
+        try (ServerSocketChannel server = listening()) {
+            ChannelContract.wakeupAndEmptyAccept(provider, server);
         }
     }
 
