@@ -12,6 +12,9 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.params.provider.Arguments;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,6 +28,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 final class ChannelContract {
     private ChannelContract() {
+    }
+
+    /** A check against a listening server channel of {@code provider}. */
+    interface Check {
+        void run(RdmaSelectorProvider provider, ServerSocketChannel server) throws Exception;
+    }
+
+    /** Every check, named, for a {@code @ParameterizedTest}'s {@code @MethodSource}. */
+    static Stream<Arguments> checks() {
+        return Stream.of(
+                Arguments.of("closing a channel while another thread selects on it or reads it",
+                        (Check) ChannelContract::closeWhileSelectingAndReading),
+                Arguments.of("an interrupt closes a blocked channel", (Check) ChannelContract::interruptWhileReading),
+                Arguments.of("a non-blocking read returns 0 until data comes", (Check) ChannelContract::nonBlockingReads),
+                Arguments.of("shutdowns end one direction each", (Check) ChannelContract::shutdowns),
+                Arguments.of("a refused connection fails and closes the channel",
+                        (Check) ChannelContract::refusedConnections),
+                Arguments.of("wakeup ends a select; an accept with nobody waiting gives null",
+                        (Check) ChannelContract::wakeupAndEmptyAccept));
     }
 
     /**

@@ -18,17 +18,12 @@ final class DeviceSupport {
     }
 
     /** Runs {@code test} with an RDMA provider and a server channel of it listening on the device's address. */
-    static void withRdmaServer(Device device, ServerTest test) throws Exception {
+    static void withRdmaServer(Device device, ChannelContract.Check test) throws Exception {
         String ip = address(device);
         RdmaSelectorProvider provider = rdmaProvider(ip);
         try (ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0))) {
             test.run(provider, server);
         }
-    }
-
-    /** A test against a listening server channel. */
-    interface ServerTest {
-        void run(RdmaSelectorProvider provider, ServerSocketChannel server) throws Exception;
     }
 
     /** A provider whose rules send every bind to and connect to {@code ip} over RDMA. */

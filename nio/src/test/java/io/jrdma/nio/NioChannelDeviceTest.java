@@ -3,6 +3,8 @@ package io.jrdma.nio;
 import io.jrdma.ibverbs.Device;
 import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -41,36 +43,11 @@ class NioChannelDeviceTest {
         }
     }
 
-    @Test
-    void closingAnRsocketWhileAnotherThreadSelectsOrReadsIsSafe(Device device) throws Exception {
-        DeviceSupport.withRdmaServer(device, ChannelContract::closeWhileSelectingAndReading);
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.jrdma.nio.ChannelContract#checks")
+    void theChannelContractHoldsOnRsockets(String name, ChannelContract.Check check, Device device) throws Exception {
+        DeviceSupport.withRdmaServer(device, check);
     }
-
-    @Test
-    void aNonBlockingReadOfAnRsocketWithNothingToReadReturnsZero(Device device) throws Exception {
-        DeviceSupport.withRdmaServer(device, ChannelContract::nonBlockingReads);
-    }
-
-    @Test
-    void shutdownsOfAnRsocketEndOneDirectionEach(Device device) throws Exception {
-        DeviceSupport.withRdmaServer(device, ChannelContract::shutdowns);
-    }
-
-    @Test
-    void aRefusedRsocketConnectionFailsAndClosesTheChannel(Device device) throws Exception {
-        DeviceSupport.withRdmaServer(device, ChannelContract::refusedConnections);
-    }
-
-    @Test
-    void wakeupEndsASelectOnRsocketsAndAnEmptyAcceptReturnsNull(Device device) throws Exception {
-        DeviceSupport.withRdmaServer(device, ChannelContract::wakeupAndEmptyAccept);
-    }
-
-    @Test
-    void anInterruptClosesABlockedRsocket(Device device) throws Exception {
-        DeviceSupport.withRdmaServer(device, ChannelContract::interruptWhileReading);
-    }
-
 
     @Test
     void aBindRuleForAnAddressNoDeviceOwnsFailsNamingTheRule() throws Exception {

@@ -1,6 +1,8 @@
 package io.jrdma.nio;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -98,45 +100,11 @@ class TcpChannelTest {
         }
     }
 
-    @Test
-    void aNonBlockingReadWithNothingToReadReturnsZeroNotTheEndOfTheStream() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.jrdma.nio.ChannelContract#checks")
+    void theChannelContractHoldsOnTcp(String name, ChannelContract.Check check) throws Exception {
         try (ServerSocketChannel server = listening()) {
-            ChannelContract.nonBlockingReads(provider, server);
-        }
-    }
-
-    @Test
-    void shutdownsEndOneDirectionEach() throws Exception {
-        try (ServerSocketChannel server = listening()) {
-            ChannelContract.shutdowns(provider, server);
-        }
-    }
-
-    @Test
-    void aRefusedConnectionFailsFinishConnectAndClosesTheChannel() throws Exception {
-        try (ServerSocketChannel server = listening()) {
-            ChannelContract.refusedConnections(provider, server);
-        }
-    }
-
-    @Test
-    void wakeupEndsASelectAndAnAcceptWithNoClientReturnsNull() throws Exception {
-        try (ServerSocketChannel server = listening()) {
-            ChannelContract.wakeupAndEmptyAccept(provider, server);
-        }
-    }
-
-    @Test
-    void closingAChannelWhileAnotherThreadSelectsOrReadsIsSafe() throws Exception {
-        try (ServerSocketChannel server = listening()) {
-            ChannelContract.closeWhileSelectingAndReading(provider, server);
-        }
-    }
-
-    @Test
-    void anInterruptClosesABlockedChannel() throws Exception {
-        try (ServerSocketChannel server = listening()) {
-            ChannelContract.interruptWhileReading(provider, server);
+            check.run(provider, server);
         }
     }
 
