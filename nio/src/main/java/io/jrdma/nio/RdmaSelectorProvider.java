@@ -55,11 +55,14 @@ import java.util.Objects;
  * blocking and non-blocking modes, connect and finish-connect, scatter/gather reads and writes, shutdown of either
  * direction, the options {@code TCP_NODELAY}, {@code SO_RCVBUF}, {@code SO_SNDBUF}, {@code SO_KEEPALIVE} and
  * {@code SO_REUSEADDR}, selection of every kind of operation, {@link java.nio.channels.Selector#wakeup() wakeup}, and
- * closing a channel while another thread selects on it or blocks in it. The {@code socket()} adapters, datagram
+ * closing a channel while another thread selects on it or blocks in it. The {@code socket()} adapters show a
+ * channel's addresses, state and options and stream in blocking mode; they refuse connect timeouts,
+ * {@code SO_LINGER}, {@code IP_TOS} and urgent data, and keep {@code SO_TIMEOUT} without applying it. Datagram
  * channels and pipes are not supported (they throw {@link UnsupportedOperationException}).
  *
- * <p>A channel in blocking mode waits without blocking its socket (see the README): a platform thread waits in
- * {@code rpoll}, a virtual thread polls and sleeps, so that it never holds its carrier in native code.
+ * <p>A channel in blocking mode waits without blocking its socket (see the README): it polls without waiting and
+ * sleeps between polls, so that it notices a close or an interrupt at once and a virtual thread never holds its
+ * carrier in native code.
  */
 public final class RdmaSelectorProvider extends SelectorProvider {
     private final Router router;

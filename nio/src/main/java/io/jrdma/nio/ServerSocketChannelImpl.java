@@ -3,6 +3,7 @@ package io.jrdma.nio;
 import io.jrdma.bindings.rsocket.rsocket_h;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
@@ -28,6 +29,7 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
     private final ReentrantLock acceptLock = new ReentrantLock();
     private final Object stateLock = new Object();
     private volatile InetSocketAddress local;
+    private ServerSocketAdapter adapter;
 
     /** A new, unbound channel whose socket starts as TCP of {@code family}, with SO_REUSEADDR on as the JDK's. */
     ServerSocketChannelImpl(RdmaSelectorProvider provider, Router router, int family) throws IOException {
@@ -75,10 +77,24 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
         return Options.LISTENER;
     }
 
-    /** Not there yet: what a {@link ServerSocket} adapter would do has no native counterpart here so far. */
+    /** The {@link ServerSocket} view of this channel (see {@link ServerSocketAdapter}), made at the first call. */
     @Override
     public ServerSocket socket() {
-        throw new UnsupportedOperationException("jrdma-nio server socket channels have no java.net.ServerSocket adapter");
+        synchronized (stateLock) {
+            if (adapter == null) {
+                try {
+                    adapter = new ServerSocketAdapter(this);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            return adapter;
+        }
+    }
+
+    /** The local address, or null before a bind; also after close. */
+    InetSocketAddress local() {
+        return local;
     }
 
     @Override

@@ -3,9 +3,11 @@ package io.jrdma.nio;
 import io.jrdma.bindings.rsocket.rsocket_h;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
+import java.net.SocketException;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
@@ -38,6 +40,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     private volatile boolean outputShutdown;
     private InetSocketAddress local;
     private InetSocketAddress remote;
+    private SocketAdapter adapter;
 
     private enum State { UNCONNECTED, PENDING, CONNECTED }
 
@@ -138,10 +141,41 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         return true;
     }
 
-    /** Not there yet: what a {@link Socket} adapter would do has no native counterpart here so far. */
+    /** The {@link Socket} view of this channel (see {@link SocketAdapter}), made at the first call. */
     @Override
     public Socket socket() {
-        throw new UnsupportedOperationException("jrdma-nio socket channels have no java.net.Socket adapter");
+        synchronized (stateLock) {
+            if (adapter == null) {
+                try {
+                    adapter = new SocketAdapter(this);
+                } catch (SocketException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            return adapter;
+        }
+    }
+
+    /** The local address, or null before a bind or connect; also after close. */
+    InetSocketAddress local() {
+        synchronized (stateLock) {
+            return local;
+        }
+    }
+
+    /** The remote address, or null before a connect; also after close. */
+    InetSocketAddress remote() {
+        synchronized (stateLock) {
+            return remote;
+        }
+    }
+
+    boolean isInputShutdown() {
+        return inputShutdown;
+    }
+
+    boolean isOutputShutdown() {
+        return outputShutdown;
     }
 
     @Override

@@ -2,7 +2,11 @@ package io.jrdma.nio;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
@@ -16,6 +20,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.params.provider.Arguments;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -28,6 +33,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 final class ChannelContract {
     private ChannelContract() {
+    }
+
+    /** Returns once {@code thread} waits (a blocked read pauses between polls), or fails after 30 s. */
+    private static void awaitWaiting(Thread thread) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (thread.getState() != Thread.State.TIMED_WAITING) {
+            assertTrue(System.nanoTime() < deadline, "the reader never blocked: " + thread.getState());
+            Thread.sleep(1);
+        }
     }
 
     /** A check against a listening server channel of {@code provider}. */
@@ -46,7 +60,9 @@ final class ChannelContract {
                 Arguments.of("a refused connection fails and closes the channel",
                         (Check) ChannelContract::refusedConnections),
                 Arguments.of("wakeup ends a select; an accept with nobody waiting gives null",
-                        (Check) ChannelContract::wakeupAndEmptyAccept));
+                        (Check) ChannelContract::wakeupAndEmptyAccept),
+                Arguments.of("the socket() adapters show the channels' state and options, and stream",
+                        (Check) ChannelContract::adapters));
     }
 
     /**
@@ -70,7 +86,7 @@ final class ChannelContract {
             CompletableFuture<Throwable> reading = new CompletableFuture<>();
             Thread reader = Thread.ofPlatform().start(() -> reading.complete(
                     assertThrows(IOException.class, () -> blocked.read(ByteBuffer.allocate(1)))));
-            Thread.sleep(100);
+            awaitWaiting(reader);
             selected.close();
             blocked.close();
             assertEquals(AsynchronousCloseException.class, Echo.await(reading).getClass());
@@ -89,7 +105,7 @@ final class ChannelContract {
             CompletableFuture<Throwable> reading = new CompletableFuture<>();
             Thread reader = Thread.ofVirtual().start(() -> reading.complete(
                     assertThrows(IOException.class, () -> client.read(ByteBuffer.allocate(1)))));
-            Thread.sleep(100);
+            awaitWaiting(reader);
             reader.interrupt();
             assertEquals(ClosedByInterruptException.class, Echo.await(reading).getClass());
             assertFalse(client.isOpen());
@@ -180,6 +196,42 @@ final class ChannelContract {
             assertEquals(0, Echo.await(selected));
             selector.wakeup();
             assertEquals(0, selector.select(), "a wakeup before a select ends it at once");
+        }
+    }
+
+    /**
+     * What libraries that configure channels through their {@code socket()} see: addresses, state and options of the
+     * channels, set through either; and bytes through the adapters' streams and accept.
+     */
+    static void adapters(RdmaSelectorProvider provider, ServerSocketChannel server) throws Exception {
+        ServerSocket listening = server.socket();
+        assertTrue(listening.isBound());
+        assertEquals(server.getLocalAddress(), listening.getLocalSocketAddress());
+        assertTrue(listening.getReuseAddress());
+        try (SocketChannel client = provider.openSocketChannel()) {
+            Socket socket = client.socket();
+            assertFalse(socket.isConnected());
+            socket.setTcpNoDelay(true);
+            socket.connect(server.getLocalAddress());
+            assertTrue(socket.isConnected());
+            assertEquals(client.getRemoteAddress(), socket.getRemoteSocketAddress());
+            assertEquals(client.getLocalAddress(), socket.getLocalSocketAddress());
+            assertTrue(client.getOption(StandardSocketOptions.TCP_NODELAY), "set through the adapter");
+            client.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+            assertTrue(socket.getKeepAlive(), "set through the channel");
+            assertTrue(socket.getSendBufferSize() > 0);
+            assertThrows(SocketException.class, () -> socket.setSoLinger(true, 1));
+            try (Socket peer = listening.accept()) {
+                assertEquals(socket.getLocalSocketAddress(), peer.getRemoteSocketAddress());
+                socket.getOutputStream().write(new byte[] {1, 2, 3});
+                assertArrayEquals(new byte[] {1, 2, 3}, peer.getInputStream().readNBytes(3));
+                socket.shutdownOutput();
+                assertTrue(socket.isOutputShutdown());
+                assertEquals(-1, peer.getInputStream().read(), "the end of the stream after shutdownOutput");
+            }
+            socket.close();
+            assertTrue(socket.isClosed());
+            assertFalse(client.isOpen());
         }
     }
 }

@@ -74,7 +74,6 @@ class TcpChannelTest {
                     () -> channel.configureBlocking(false).register(selector, SelectionKey.OP_ACCEPT));
             assertThrows(IllegalArgumentException.class, () -> selector.select(-1));
             assertThrows(UnsupportedOperationException.class, () -> selector.selectedKeys().add(null));
-            assertThrows(UnsupportedOperationException.class, channel::socket);
             assertThrows(UnsupportedOperationException.class, provider::openDatagramChannel);
             assertThrows(UnsupportedOperationException.class, () -> provider.openSocketChannel(StandardProtocolFamily.UNIX));
             assertThrows(IllegalArgumentException.class, () -> RdmaSelectorProvider.withRules("rdma", false));
