@@ -89,4 +89,10 @@ class NioEchoDeviceTest {
             }
         }
     }
+
+    @Test
+    void nettyRunsUnchangedOverRsockets(Device device) throws Exception {
+        String ip = DeviceSupport.address(device);
+        assertTrue(((SocketChannelImpl) NettyEcho.run(DeviceSupport.rdmaProvider(ip), ip, 1_000_000)).isRdma());
+    }
 }

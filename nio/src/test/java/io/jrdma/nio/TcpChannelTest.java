@@ -113,4 +113,9 @@ class TcpChannelTest {
         assertTrue(output.contains("blocking SocketChannelImpl[tcp socket"), output);
         assertTrue(output.contains("selecting ServerSocketChannelImpl[tcp socket"), output);
     }
+
+    @Test
+    void nettyRunsUnchangedOverTheProvider() throws Exception {
+        assertFalse(((SocketChannelImpl) NettyEcho.run(provider, "127.0.0.1", 1_000_000)).isRdma());
+    }
 }
