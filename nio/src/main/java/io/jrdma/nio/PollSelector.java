@@ -23,9 +23,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,8 +37,7 @@ final class PollSelector extends AbstractSelector {
     private static final MethodHandle EVENTFD = Errno.capturing(rsocket_h.eventfd$address(),
             rsocket_h.eventfd$descriptor());
     /** Ends selects whose time is over, by a wakeup. */
-    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().daemon().name("jrdma-nio-select-timer").factory());
+    private static final ScheduledThreadPoolExecutor TIMER = timer();
     private final Set<PollSelectionKey> keys = ConcurrentHashMap.newKeySet();
     private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
     private final Set<SelectionKey> selected = new HashSet<>();
@@ -49,6 +47,14 @@ final class PollSelector extends AbstractSelector {
     /** Guards the eventfd against a wakeup that writes to it while the selector closes it. */
     private final Object wakeupLock = new Object();
     private boolean wakeupClosed;
+
+    private static ScheduledThreadPoolExecutor timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().daemon().name("jrdma-nio-select-timer").factory());
+        // Most selects end before their time: their cancelled timeouts (and selectors) must not wait in the queue.
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
 
     PollSelector(RdmaSelectorProvider provider) throws IOException {
         super(provider);
