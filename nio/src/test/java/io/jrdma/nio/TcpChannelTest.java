@@ -5,6 +5,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
+import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
@@ -46,6 +47,20 @@ class TcpChannelTest {
             assertFalse(((SocketChannelImpl) client).isRdma());
             Echo.roundTripBlocking(client, 1_000_000);
             assertEquals(1_000_000L, Echo.await(echoed));
+        }
+    }
+
+    @Test
+    void ipv6AddressesGiveIpv6SocketsWhateverFamilyTheChannelWasOpenedWith() throws Exception {
+        InetSocketAddress loopback6 = new InetSocketAddress("::1", 0);
+        try (ServerSocketChannel server = provider.openServerSocketChannel().bind(loopback6);
+             SocketChannel client = provider.openSocketChannel()) {
+            CompletableFuture<Long> echoed = Echo.serveBlocking(server);
+            assertTrue(client.connect(server.getLocalAddress()));
+            assertEquals(server.getLocalAddress(), client.getRemoteAddress());
+            assertTrue(((InetSocketAddress) client.getLocalAddress()).getAddress() instanceof Inet6Address);
+            Echo.roundTripBlocking(client, 100_000);
+            assertEquals(100_000L, Echo.await(echoed));
         }
     }
 
