@@ -67,7 +67,7 @@ final class NettyEcho {
     }
 
     /** Netty's client channel, with its NIO channel in view. */
-    private static final class ExposedSocketChannel extends NioSocketChannel {
+    static final class ExposedSocketChannel extends NioSocketChannel {
         ExposedSocketChannel(RdmaSelectorProvider provider) {
             super(provider);
         }

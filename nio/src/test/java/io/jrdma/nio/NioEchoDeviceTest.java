@@ -95,4 +95,12 @@ class NioEchoDeviceTest {
         String ip = DeviceSupport.address(device);
         assertTrue(((SocketChannelImpl) NettyEcho.run(DeviceSupport.rdmaProvider(ip), ip, 1_000_000)).isRdma());
     }
+
+    @Test
+    void grpcRunsUnchangedOverRsockets(Device device) throws Exception {
+        String ip = DeviceSupport.address(device);
+        List<SocketChannel> channels = GrpcEcho.run(DeviceSupport.rdmaProvider(ip), ip, 20);
+        assertFalse(channels.isEmpty());
+        channels.forEach(c -> assertTrue(((SocketChannelImpl) c).isRdma(), c.toString()));
+    }
 }

@@ -133,4 +133,11 @@ class TcpChannelTest {
     void nettyRunsUnchangedOverTheProvider() throws Exception {
         assertFalse(((SocketChannelImpl) NettyEcho.run(provider, "127.0.0.1", 1_000_000)).isRdma());
     }
+
+    @Test
+    void grpcRunsUnchangedOverTheProvider() throws Exception {
+        List<SocketChannel> channels = GrpcEcho.run(provider, "127.0.0.1", 20);
+        assertFalse(channels.isEmpty());
+        channels.forEach(c -> assertFalse(((SocketChannelImpl) c).isRdma()));
+    }
 }
