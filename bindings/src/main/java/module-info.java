@@ -1,5 +1,6 @@
-/** Raw jextract bindings for libibverbs and librdmacm; generated, never edited by hand. */
+/** Raw jextract bindings for libibverbs, librdmacm and its rsockets; generated, never edited by hand. */
 module io.jrdma.bindings {
     exports io.jrdma.bindings.ibverbs;
     exports io.jrdma.bindings.rdmacm;
+    exports io.jrdma.bindings.rsocket;
 }

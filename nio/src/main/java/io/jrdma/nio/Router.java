@@ -1,0 +1,54 @@
+package io.jrdma.nio;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.function.Function;
+
+/** Picks each bind's and connect's transport by the rules, after checking an RDMA device serves the address. */
+final class Router {
+    private final Rules rules;
+
+    Router(Rules rules) {
+        this.rules = rules;
+    }
+
+    Rules rules() {
+        return rules;
+    }
+
+    /** The transport of a socket that binds to {@code local}. */
+    Transport forBind(InetSocketAddress local) throws IOException {
+        return pick(Rules.Operation.BIND, local, BindException::new);
+    }
+
+    /** The transport of a socket, not bound before, that connects to {@code remote}. */
+    Transport forConnect(InetSocketAddress remote) throws IOException {
+        return pick(Rules.Operation.CONNECT, remote, ConnectException::new);
+    }
+
+    private Transport pick(Rules.Operation operation, InetSocketAddress address,
+                           Function<String, IOException> refusal) throws IOException {
+        Optional<Rules.Rule> rule = rules.match(operation, address);
+        if (rule.isEmpty() || !rule.get().rdma()) {
+            return Transport.TCP;
+        }
+        boolean bind = operation == Rules.Operation.BIND;
+        String problem = bind ? RdmaDevices.bindProblem(address.getAddress())
+                : RdmaDevices.routeProblem(address.getAddress());
+        if (problem == null) {
+            return Transport.RDMA;
+        }
+        if (rules.fallbackToTcp()) {
+            return Transport.TCP;
+        }
+        throw refusal.apply(message(rule.get(), bind ? "bind " + address : "connect to " + address, problem));
+    }
+
+    private static String message(Rules.Rule rule, String what, String problem) {
+        return rule + " sends the " + what + " over RDMA, but " + problem + "; set -D" + Rules.FALLBACK_PROPERTY
+                + "=tcp to use TCP where no RDMA device serves the address";
+    }
+}

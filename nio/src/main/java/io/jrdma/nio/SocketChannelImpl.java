@@ -1,0 +1,476 @@
+package io.jrdma.nio;
+
+import io.jrdma.bindings.rsocket.rsocket_h;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.SocketOption;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.NoConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A socket channel over an rsocket or a TCP socket, whichever the rules pick at its first bind or connect. The
+ * native socket is always non-blocking; in blocking mode the channel waits with {@link Poller}.
+ */
+final class SocketChannelImpl extends SocketChannel implements Pollable {
+    private final Router router;
+    private final SocketSlot slot;
+    private final ReentrantLock readLock = new ReentrantLock();
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final Object stateLock = new Object();
+    private final IoVectors reads = new IoVectors();
+    private final IoVectors writes = new IoVectors();
+    private volatile State state;
+    private volatile boolean inputShutdown;
+    private volatile boolean outputShutdown;
+    private InetSocketAddress local;
+    private InetSocketAddress remote;
+    private SocketAdapter adapter;
+
+    private enum State { UNCONNECTED, PENDING, CONNECTED }
+
+    /** A new, unconnected channel whose socket starts as TCP of {@code family}. */
+    SocketChannelImpl(RdmaSelectorProvider provider, Router router, int family) throws IOException {
+        super(provider);
+        this.router = router;
+        slot = new SocketSlot(Options.STREAM, family, Map.of());
+        state = State.UNCONNECTED;
+    }
+
+    /** A channel for a connection a server socket channel accepted. */
+    SocketChannelImpl(RdmaSelectorProvider provider, Router router, NativeSocket accepted) throws IOException {
+        super(provider);
+        this.router = router;
+        slot = new SocketSlot(Options.STREAM, accepted);
+        local = accepted.transport().localAddress(accepted.fd());
+        remote = accepted.transport().remoteAddress(accepted.fd());
+        state = State.CONNECTED;
+    }
+
+    @Override
+    public NativeSocket nativeSocket() {
+        return slot.socket();
+    }
+
+    /** Whether this channel runs over RDMA (an rsocket) rather than TCP. */
+    boolean isRdma() {
+        return slot.socket().transport().isRdma();
+    }
+
+    @Override
+    public SocketChannel bind(SocketAddress address) throws IOException {
+        readLock.lock();
+        writeLock.lock();
+        try {
+            synchronized (stateLock) {
+                ensureOpen();
+                if (state == State.PENDING) {
+                    throw new ConnectionPendingException();
+                }
+                if (local != null) {
+                    throw new AlreadyBoundException();
+                }
+                InetSocketAddress isa = address == null ? new InetSocketAddress(0) : SocketAddresses.check(address);
+                NativeSocket s = slot.prepare(router.forBind(isa), SocketAddresses.family(isa.getAddress()));
+                s.transport().bind(s.fd(), isa);
+                slot.settle();
+                local = s.transport().localAddress(s.fd());
+            }
+            return this;
+        } finally {
+            writeLock.unlock();
+            readLock.unlock();
+        }
+    }
+
+    @Override
+    public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
+        slot.set(name, value);
+        return this;
+    }
+
+    @Override
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        return slot.get(name);
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return Options.STREAM;
+    }
+
+    @Override
+    public SocketChannel shutdownInput() throws IOException {
+        synchronized (stateLock) {
+            inputShutdown = shutdown(inputShutdown, rsocket_h.SHUT_RD());
+        }
+        return this;
+    }
+
+    @Override
+    public SocketChannel shutdownOutput() throws IOException {
+        synchronized (stateLock) {
+            outputShutdown = shutdown(outputShutdown, rsocket_h.SHUT_WR());
+        }
+        return this;
+    }
+
+    /** Shuts one direction down unless {@code done} says it is already; true. */
+    private boolean shutdown(boolean done, int how) throws IOException {
+        ensureOpen();
+        ensureConnected();
+        if (!done) {
+            NativeSocket s = slot.socket();
+            s.transport().shutdown(s.fd(), how);
+        }
+        return true;
+    }
+
+    /** The {@link Socket} view of this channel (see {@link SocketAdapter}), made at the first call. */
+    @Override
+    public Socket socket() {
+        synchronized (stateLock) {
+            if (adapter == null) {
+                try {
+                    adapter = new SocketAdapter(this);
+                } catch (SocketException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            return adapter;
+        }
+    }
+
+    /** The local address, or null before a bind or connect; also after close. */
+    InetSocketAddress local() {
+        synchronized (stateLock) {
+            return local;
+        }
+    }
+
+    /** The remote address, or null before a connect; also after close. */
+    InetSocketAddress remote() {
+        synchronized (stateLock) {
+            return remote;
+        }
+    }
+
+    boolean isInputShutdown() {
+        return inputShutdown;
+    }
+
+    boolean isOutputShutdown() {
+        return outputShutdown;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return state == State.CONNECTED;
+    }
+
+    @Override
+    public boolean isConnectionPending() {
+        return state == State.PENDING;
+    }
+
+    @Override
+    public boolean connect(SocketAddress address) throws IOException {
+        InetSocketAddress isa = SocketAddresses.check(address);
+        readLock.lock();
+        writeLock.lock();
+        try {
+            NativeSocket s;
+            synchronized (stateLock) {
+                ensureOpen();
+                if (state == State.CONNECTED) {
+                    throw new AlreadyConnectedException();
+                }
+                if (state == State.PENDING) {
+                    throw new ConnectionPendingException();
+                }
+                try {
+                    s = slot.prepare(local == null ? router.forConnect(isa) : slot.socket().transport(),
+                            local == null ? SocketAddresses.family(isa.getAddress()) : slot.socket().family());
+                    boolean connected = s.transport().connect(s.fd(), isa);
+                    slot.settle();
+                    remote = isa;
+                    state = State.PENDING;
+                    if (connected) {
+                        connected(s);
+                        return true;
+                    }
+                } catch (IOException e) {
+                    close();
+                    throw e;
+                }
+            }
+            return isBlocking() && awaitConnection(s);
+        } finally {
+            writeLock.unlock();
+            readLock.unlock();
+        }
+    }
+
+    @Override
+    public boolean finishConnect() throws IOException {
+        readLock.lock();
+        writeLock.lock();
+        try {
+            NativeSocket s;
+            synchronized (stateLock) {
+                ensureOpen();
+                if (state == State.CONNECTED) {
+                    return true;
+                }
+                if (state != State.PENDING) {
+                    throw new NoConnectionPendingException();
+                }
+                s = slot.socket();
+            }
+            if (isBlocking()) {
+                return awaitConnection(s);
+            }
+            if (!s.acquire()) {
+                throw new ClosedChannelException();
+            }
+            try {
+                return checkConnected(s, Poller.ready(s.fd(), rsocket_h.POLLOUT()));
+            } finally {
+                s.release();
+            }
+        } finally {
+            writeLock.unlock();
+            readLock.unlock();
+        }
+    }
+
+    /** Waits, in blocking mode, until the connection under way is made or fails. */
+    private boolean awaitConnection(NativeSocket s) throws IOException {
+        if (!s.acquire()) {
+            throw new ClosedChannelException();
+        }
+        boolean done = false;
+        boolean failed = false;
+        try {
+            begin();
+            for (int idle = 0; !done && isOpen(); idle++) {
+                done = checkConnected(s, Poller.awaitSlice(s.fd(), rsocket_h.POLLOUT(), idle));
+            }
+        } catch (IOException e) {
+            failed = true;
+            throw e;
+        } finally {
+            s.release();
+            // A failed connection closed the channel: its exception, not an asynchronous close, is the outcome.
+            end(done || failed);
+        }
+        return done;
+    }
+
+    /** After a poll for the connection under way: true if it is made, an exception (and closed) if it failed. */
+    private boolean checkConnected(NativeSocket s, int revents) throws IOException {
+        if (revents == 0) {
+            return false;
+        }
+        int error = s.transport().pendingError(s.fd());
+        if (error != 0) {
+            close();
+            throw s.transport().connectFailure(error);
+        }
+        synchronized (stateLock) {
+            connected(s);
+        }
+        return true;
+    }
+
+    private void connected(NativeSocket s) throws IOException {
+        local = s.transport().localAddress(s.fd());
+        state = State.CONNECTED;
+    }
+
+    @Override
+    public SocketAddress getRemoteAddress() throws IOException {
+        synchronized (stateLock) {
+            ensureOpen();
+            return remote;
+        }
+    }
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        synchronized (stateLock) {
+            ensureOpen();
+            return local;
+        }
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        Objects.requireNonNull(dst, "dst");
+        return (int) read(new ByteBuffer[] {dst}, 0, 1);
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, dsts.length);
+        for (int i = offset; i < offset + length; i++) {
+            if (dsts[i].isReadOnly()) {
+                throw new IllegalArgumentException("read-only buffer " + i);
+            }
+        }
+        readLock.lock();
+        try {
+            ensureOpen();
+            ensureConnected();
+            if (inputShutdown) {
+                return -1;
+            }
+            if (!anyRemaining(dsts, offset, length)) {
+                return 0;
+            }
+            long n = transfer(rsocket_h.POLLIN(), s -> reads.read(s, dsts, offset, length));
+            return n == 0 ? -1 : n == Transport.UNAVAILABLE ? 0 : n;
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        Objects.requireNonNull(src, "src");
+        return (int) write(new ByteBuffer[] {src}, 0, 1);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, srcs.length);
+        writeLock.lock();
+        try {
+            ensureOpen();
+            ensureConnected();
+            if (outputShutdown) {
+                throw new ClosedChannelException();
+            }
+            if (!anyRemaining(srcs, offset, length)) {
+                return 0;
+            }
+            long n = transfer(rsocket_h.POLLOUT(), s -> writes.write(s, srcs, offset, length));
+            return n == Transport.UNAVAILABLE ? 0 : n;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * One transfer; in blocking mode it waits for {@code events} until some bytes moved. The bytes moved (0 at the
+     * end of the stream), or {@link Transport#UNAVAILABLE} in non-blocking mode when none could.
+     */
+    private long transfer(int events, Transfer transfer) throws IOException {
+        NativeSocket s = slot.socket();
+        if (!s.acquire()) {
+            throw new ClosedChannelException();
+        }
+        long n = Transport.UNAVAILABLE;
+        boolean blocking = isBlocking();
+        try {
+            if (blocking) {
+                begin();
+            }
+            for (int idle = 0; isOpen(); idle++) {
+                n = transfer.run(s);
+                if (n != Transport.UNAVAILABLE || !blocking) {
+                    break;
+                }
+                Poller.awaitSlice(s.fd(), events, idle);
+            }
+        } finally {
+            s.release();
+            if (blocking) {
+                end(n != Transport.UNAVAILABLE);
+            }
+        }
+        return n;
+    }
+
+    /** A read or a write of the socket. */
+    private interface Transfer {
+        long run(NativeSocket s) throws IOException;
+    }
+
+    private static boolean anyRemaining(ByteBuffer[] buffers, int offset, int length) {
+        for (int i = offset; i < offset + length; i++) {
+            if (buffers[i].hasRemaining()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    private void ensureConnected() {
+        if (state != State.CONNECTED) {
+            throw new NotYetConnectedException();
+        }
+    }
+
+    @Override
+    protected void implCloseSelectableChannel() throws IOException {
+        slot.close();
+    }
+
+    @Override
+    protected void implConfigureBlocking(boolean block) {
+        // The native socket is non-blocking in both modes: blocking is the channel's waiting (see Poller).
+    }
+
+    @Override
+    public int pollEvents(int ops) {
+        int events = 0;
+        if ((ops & SelectionKey.OP_READ) != 0) {
+            events |= rsocket_h.POLLIN();
+        }
+        if ((ops & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
+            events |= rsocket_h.POLLOUT();
+        }
+        return events;
+    }
+
+    @Override
+    public int readyOps(int revents, int interestOps) {
+        boolean failed = (revents & (rsocket_h.POLLERR() | rsocket_h.POLLHUP())) != 0;
+        int ops = 0;
+        if (failed || (revents & rsocket_h.POLLIN()) != 0) {
+            ops |= SelectionKey.OP_READ;
+        }
+        if (failed || (revents & rsocket_h.POLLOUT()) != 0) {
+            ops |= state == State.PENDING ? SelectionKey.OP_CONNECT : SelectionKey.OP_WRITE;
+        }
+        return ops & interestOps;
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + (isOpen() ? slot.socket() : "closed") + " local=" + local
+                + " remote=" + remote + "]";
+    }
+}

@@ -1,0 +1,64 @@
+package io.jrdma.nio;
+
+import io.jrdma.ibverbs.Device;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/** What the device tests share: the device's IPv4 address, and a provider and server channel over RDMA on it. */
+final class DeviceSupport {
+    private DeviceSupport() {
+    }
+
+    /** Runs {@code test} with an RDMA provider and a server channel of it listening on the device's address. */
+    static void withRdmaServer(Device device, ChannelContract.Check test) throws Exception {
+        String ip = address(device);
+        RdmaSelectorProvider provider = rdmaProvider(ip);
+        try (ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0))) {
+            test.run(provider, server);
+        }
+    }
+
+    /** A provider whose rules send every bind to and connect to {@code ip} over RDMA. */
+    static RdmaSelectorProvider rdmaProvider(String ip) {
+        return RdmaSelectorProvider.withRules("rdma bind " + ip + " *\nrdma connect " + ip + " *", false);
+    }
+
+    /**
+     * The {@code jrdma.test.address} system property if set, else the first IPv4 address of the network interface
+     * behind {@code device}'s port 1 (as sysfs names it in the port's GID attributes).
+     */
+    static String address(Device device) throws IOException {
+        String configured = System.getProperty("jrdma.test.address");
+        if (configured != null) {
+            return configured;
+        }
+        Path ndevs = Path.of("/sys/class/infiniband", device.name(), "ports/1/gid_attrs/ndevs");
+        try (Stream<Path> entries = Files.list(ndevs)) {
+            for (Path entry : entries.toList()) {
+                String name;
+                try {
+                    name = Files.readString(entry).strip();
+                } catch (IOException unpopulated) {
+                    continue;   // a GID slot without a network device reads as an error
+                }
+                NetworkInterface nif = NetworkInterface.getByName(name);
+                if (nif != null) {
+                    for (InetAddress address : nif.inetAddresses().toList()) {
+                        if (address instanceof Inet4Address) {
+                            return address.getHostAddress();
+                        }
+                    }
+                }
+            }
+        }
+        throw new IOException(device.name() + " has no IPv4 interface: set -Djrdma.test.address");
+    }
+}
