@@ -82,7 +82,7 @@ class NioRstreamInteropDeviceTest {
     }
 
     /** A connected channel to {@code address}, once the server there listens (it is starting up). */
-    private static SocketChannel connectWhenListening(RdmaSelectorProvider provider, InetSocketAddress address)
+    static SocketChannel connectWhenListening(RdmaSelectorProvider provider, InetSocketAddress address)
             throws IOException, InterruptedException {
         for (int attempt = 0; attempt < 100; attempt++) {
             SocketChannel channel = provider.openSocketChannel();
@@ -94,7 +94,7 @@ class NioRstreamInteropDeviceTest {
                 Thread.sleep(200);
             }
         }
-        throw new AssertionError("rstream does not listen on " + address);
+        throw new AssertionError("nothing listens on " + address);
     }
 
     /** One side of rstream's byte stream: what it sends, and what it has checked of what it received. */
