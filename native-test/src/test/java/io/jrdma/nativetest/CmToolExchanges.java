@@ -55,7 +55,7 @@ record CmToolExchanges(InetAddress javaIp, InetAddress cIp, CProgramRunner c, in
     }
 
     void cmatoseCServerAndJavaClient() throws Exception {
-        cServerJavaClient(withCounts("ucmatose", "-b", cIp, "-p", port + 1), () -> CmatosePeer.client(javaIp,
+        cServerJavaClient(withCounts("ucmatose", "-b", cIp, "-p", port + 1), port + 1, () -> CmatosePeer.client(javaIp,
                 new InetSocketAddress(cIp, port + 1), CONNECTIONS, COUNT, SIZE, PEER_TIMEOUT),
                 "data transfers complete\ncmatose: disconnecting\ndisconnected", COMPLETE);
     }
@@ -67,7 +67,7 @@ record CmToolExchanges(InetAddress javaIp, InetAddress cIp, CProgramRunner c, in
     }
 
     void udaddyCServerAndJavaClient() throws Exception {
-        cServerJavaClient(withCounts("udaddy", "-b", cIp), () -> UdaddyPeer.client(javaIp,
+        cServerJavaClient(withCounts("udaddy", "-b", cIp), UDADDY_PORT, () -> UdaddyPeer.client(javaIp,
                 new InetSocketAddress(cIp, UDADDY_PORT), CONNECTIONS, COUNT, SIZE, PEER_TIMEOUT),
                 "sending replies\ndata transfers complete", COMPLETE);
     }
@@ -90,7 +90,7 @@ record CmToolExchanges(InetAddress javaIp, InetAddress cIp, CProgramRunner c, in
     }
 
     void rdmaServerAndJavaClient() throws Exception {
-        cServerJavaClient(List.of("rdma_server", "-s", cIp.getHostAddress(), "-p", Integer.toString(port + 2)),
+        cServerJavaClient(List.of("rdma_server", "-s", cIp.getHostAddress(), "-p", Integer.toString(port + 2)), port + 2,
                 () -> RdmaServerClientPeer.client(new InetSocketAddress(cIp, port + 2), PEER_TIMEOUT),
                 "rdma_server: end 0");
     }
@@ -152,11 +152,24 @@ record CmToolExchanges(InetAddress javaIp, InetAddress cIp, CProgramRunner c, in
     }
 
     /** The C server in the background, the Java client until it found it listening; both must succeed. */
-    private void cServerJavaClient(List<String> server, ToolRun.Attempt<String> client, String... expected)
-            throws Exception {
+    private void cServerJavaClient(List<String> server, int port, ToolRun.Attempt<String> client,
+                                   String... expected) throws Exception {
         CompletableFuture<ToolRun> cServer = c.start(server, TOOL_SECONDS);
+        awaitListener(port, cServer);
         javaClient(client);
         assertEnded(cServer.get(TOOL_SECONDS, TimeUnit.SECONDS), expected);
+    }
+
+    /**
+     * Waits until the C server's connection manager id listens on {@code port}, as the kernel's resource table shows
+     * it (on its machine): a request sent before may go unanswered (UD's SIDR request was, once, for a minute).
+     */
+    private void awaitListener(int port, CompletableFuture<ToolRun> server) throws Exception {
+        ToolRun listening = c.start(List.of("sh", "-c", "until rdma res show cm_id | grep -q 'state LISTEN .* src-addr "
+                + "[^ ]*:" + port + " '; do sleep 0.2; done"), TOOL_SECONDS).get(TOOL_SECONDS, TimeUnit.SECONDS);
+        if (listening.status() != 0) {
+            fail("the C server never listened on port " + port + ": " + (server.isDone() ? server.get() : "running"));
+        }
     }
 
     /** The Java client, again while the C server does not listen yet. */
