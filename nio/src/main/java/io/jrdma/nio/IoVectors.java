@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Scatter/gather between {@link ByteBuffer}s and a socket with one {@code readv}/{@code writev}. A direct buffer's
@@ -18,7 +19,17 @@ final class IoVectors {
     private static final int MAX_IOV = 1024;
     /** The scratch area's size: what one call moves at most through heap buffers. */
     private static final int SCRATCH = 64 * 1024;
+    /**
+     * Native memory reused by every call, made at the first: a channel's reads, or its writes, are one thread at a
+     * time (its read or write lock), and each has its own instance. It lives as long as the channel.
+     */
+    private final Arena arena = Arena.ofAuto();
     private MemorySegment scratch;
+    private MemorySegment state;
+    /** The iovec array and, per entry, the buffer and the memory it points at; grown to the most entries asked. */
+    private MemorySegment iov;
+    private ByteBuffer[] buffers = new ByteBuffer[0];
+    private MemorySegment[] segments = new MemorySegment[0];
 
     /** Reads into {@code dsts[offset..offset+length)}; the bytes read (0 at end of stream) or {@link Transport#UNAVAILABLE}. */
     long read(NativeSocket socket, ByteBuffer[] dsts, int offset, int length) throws IOException {
@@ -31,35 +42,48 @@ final class IoVectors {
     }
 
     /** One readv or writev; the buffers' positions move past the bytes it moved. */
-    private long transfer(NativeSocket socket, ByteBuffer[] buffers, int offset, int length, boolean out)
+    private long transfer(NativeSocket socket, ByteBuffer[] from, int offset, int length, boolean out)
             throws IOException {
-        try (Arena arena = Arena.ofConfined()) {
-            Vector v = vector(buffers, offset, length, arena, out);
-            MemorySegment state = Errno.allocateState(arena);
-            long n = out ? socket.transport().writev(socket.fd(), v.iov, v.count, state)
-                    : socket.transport().readv(socket.fd(), v.iov, v.count, state);
+        int count = vector(from, offset, length, out);
+        try {
+            if (state == null) {
+                state = Errno.allocateState(arena);
+            }
+            long n = out ? socket.transport().writev(socket.fd(), iov, count, state)
+                    : socket.transport().readv(socket.fd(), iov, count, state);
             long left = n;
-            for (int i = 0; i < v.count && left > 0; i++) {
-                ByteBuffer b = v.buffers[i];
-                int take = (int) Math.min(left, v.segments[i].byteSize());
+            for (int i = 0; i < count && left > 0; i++) {
+                ByteBuffer b = buffers[i];
+                int take = (int) Math.min(left, segments[i].byteSize());
                 if (!out && !b.isDirect()) {
-                    MemorySegment.copy(v.segments[i], 0, MemorySegment.ofBuffer(b), 0, take);
+                    MemorySegment.copy(segments[i], 0, MemorySegment.ofBuffer(b), 0, take);
                 }
                 b.position(b.position() + take);
                 left -= take;
             }
             return n;
+        } finally {
+            // The caller's buffers are not kept past the call.
+            Arrays.fill(buffers, 0, count, null);
+            Arrays.fill(segments, 0, count, null);
         }
     }
 
-    /** The iovecs for the buffers' remaining bytes; heap buffers' bytes are copied to the scratch area if {@code out}. */
-    private Vector vector(ByteBuffer[] buffers, int offset, int length, Arena arena, boolean out) {
-        int max = Math.min(length, MAX_IOV);
-        Vector v = new Vector(iovec.allocateArray(Math.max(max, 1), arena), new ByteBuffer[max],
-                new MemorySegment[max]);
+    /**
+     * Fills the iovecs for the buffers' remaining bytes, heap buffers' bytes copied to the scratch area if
+     * {@code out}; returns how many it filled.
+     */
+    private int vector(ByteBuffer[] from, int offset, int length, boolean out) {
+        int max = Math.max(Math.min(length, MAX_IOV), 1);
+        if (buffers.length < max) {
+            iov = iovec.allocateArray(max, arena);
+            buffers = new ByteBuffer[max];
+            segments = new MemorySegment[max];
+        }
+        int count = 0;
         long scratchUsed = 0;
-        for (int i = offset; i < offset + length && v.count < max; i++) {
-            ByteBuffer b = buffers[i];
+        for (int i = offset; i < offset + length && count < max; i++) {
+            ByteBuffer b = from[i];
             if (!b.hasRemaining()) {
                 continue;
             }
@@ -77,35 +101,20 @@ final class IoVectors {
                     MemorySegment.copy(MemorySegment.ofBuffer(b), 0, segment, 0, segment.byteSize());
                 }
             }
-            MemorySegment slot = iovec.asSlice(v.iov, v.count);
+            MemorySegment slot = iovec.asSlice(iov, count);
             iovec.iov_base(slot, segment);
             iovec.iov_len(slot, segment.byteSize());
-            v.buffers[v.count] = b;
-            v.segments[v.count] = segment;
-            v.count++;
+            buffers[count] = b;
+            segments[count] = segment;
+            count++;
         }
-        return v;
+        return count;
     }
 
     private MemorySegment scratch() {
         if (scratch == null) {
-            // Lives as long as the channel: read and write each have their own (they may run at the same time).
-            scratch = Arena.ofAuto().allocate(SCRATCH);
+            scratch = arena.allocate(SCRATCH);
         }
         return scratch;
-    }
-
-    /** The iovec array and, per entry, the buffer and the memory it points at. */
-    private static final class Vector {
-        final MemorySegment iov;
-        final ByteBuffer[] buffers;
-        final MemorySegment[] segments;
-        int count;
-
-        Vector(MemorySegment iov, ByteBuffer[] buffers, MemorySegment[] segments) {
-            this.iov = iov;
-            this.buffers = buffers;
-            this.segments = segments;
-        }
     }
 }
