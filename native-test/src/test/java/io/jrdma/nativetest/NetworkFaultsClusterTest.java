@@ -39,11 +39,18 @@ class NetworkFaultsClusterTest {
     void aStreamOverAnImpairedLinkArrivesIntactAndTheRetransmissionsAreCounted(String netem) throws Exception {
         ClusterNode peer = ClusterNode.peer();
         int port = 7310 + Math.abs(netem.hashCode() % 50);
-        impair(peer, netem);
         try (ClusterNode.Remote echo = startEcho(peer, port, QUICK); RdmaConnection c = connect(peer, port, QUICK)) {
             Map<String, Long> localBefore = RxeCounters.local();
             Map<String, Long> peerBefore = RxeCounters.on(peer);
-            StreamResult sent = new EchoStream(c, QUICK.maxMessageSize(), netem.hashCode()).run(4L << 20);
+            StreamResult sent;
+            // The stream runs over the impaired link; the connection manager's handshakes, whose lost messages cost
+            // seconds each to retry, run over a whole one (a disconnect once took over a minute at 5% loss).
+            impair(peer, netem);
+            try {
+                sent = new EchoStream(c, QUICK.maxMessageSize(), netem.hashCode()).run(4L << 20);
+            } finally {
+                repair(peer);
+            }
             c.close();
             assertEquals(sent, StreamResult.parse(echo.succeeded(Duration.ofSeconds(60))),
                     "what the far side received, as this side sent it");
@@ -54,8 +61,6 @@ class NetworkFaultsClusterTest {
             // Over thousands of packets each way, a loss of 1% or more is certain to cost retransmissions.
             assertTrue(retransmissions(here) + retransmissions(there) > 0, "retransmissions counted: " + here + " "
                     + there);
-        } finally {
-            repair(peer);
         }
     }
 
