@@ -3,6 +3,7 @@ module io.jrdma.tool {
     // The exported package's public helpers take and throw their types.
     requires transitive io.jrdma.ibverbs;
     requires io.jrdma.rdmacm;
+    requires io.jrdma.nio;
     requires transitive info.picocli;
     /** jrdma perf waits for the JIT to go idle after a warm-up. */
     requires java.management;

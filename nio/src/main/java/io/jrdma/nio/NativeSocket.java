@@ -1,6 +1,8 @@
 package io.jrdma.nio;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One native socket (an rsocket or a kernel socket) and how many threads are using it. Its descriptor is closed
@@ -11,6 +13,7 @@ final class NativeSocket {
     private final Transport transport;
     private final int fd;
     private final int family;
+    private final List<Runnable> beforeClose = new ArrayList<>();
     private int users;
     private boolean closed;
 
@@ -51,11 +54,34 @@ final class NativeSocket {
         }
         if (last) {
             try {
-                transport.close(fd);
+                closeDescriptor();
             } catch (IOException ignored) {
                 // The channel was closed already: there is no caller left to tell.
             }
         }
+    }
+
+    /**
+     * Runs {@code action} right before the descriptor is closed, when no thread uses the socket any more. The caller
+     * must hold a use of the socket ({@link #acquire}), so that it is not closed yet.
+     */
+    synchronized void beforeClose(Runnable action) {
+        beforeClose.add(action);
+    }
+
+    /** Drops an action of {@link #beforeClose} that is no longer needed. */
+    synchronized void cancelBeforeClose(Runnable action) {
+        beforeClose.remove(action);
+    }
+
+    private void closeDescriptor() throws IOException {
+        List<Runnable> actions;
+        synchronized (this) {
+            actions = List.copyOf(beforeClose);
+            beforeClose.clear();
+        }
+        actions.forEach(Runnable::run);
+        transport.close(fd);
     }
 
     /** Closes the descriptor now, or when the last user releases it. */
@@ -69,7 +95,7 @@ final class NativeSocket {
                 return;
             }
         }
-        transport.close(fd);
+        closeDescriptor();
     }
 
     @Override

@@ -12,10 +12,10 @@ final class Options {
     /** What a socket channel supports. */
     static final Set<SocketOption<?>> STREAM = Set.of(StandardSocketOptions.TCP_NODELAY,
             StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_KEEPALIVE,
-            StandardSocketOptions.SO_REUSEADDR);
-    /** What a server socket channel supports. */
+            StandardSocketOptions.SO_REUSEADDR, RdmaSocketOptions.IOMAP_SIZE);
+    /** What a server socket channel supports; the connections it accepts start with its rsockets options. */
     static final Set<SocketOption<?>> LISTENER = Set.of(StandardSocketOptions.SO_RCVBUF,
-            StandardSocketOptions.SO_REUSEADDR);
+            StandardSocketOptions.SO_REUSEADDR, RdmaSocketOptions.IOMAP_SIZE);
 
     private Options() {
     }
@@ -32,9 +32,22 @@ final class Options {
         if (value instanceof Integer size && size < 0) {
             throw new IllegalArgumentException("'" + option + "' cannot be negative: " + size);
         }
+        if (option == RdmaSocketOptions.IOMAP_SIZE && value instanceof Integer size
+                && size > RdmaSocketOptions.MAX_IOMAP_SIZE) {
+            throw new IllegalArgumentException("'" + option + "' is at most " + RdmaSocketOptions.MAX_IOMAP_SIZE
+                    + ": " + value);
+        }
+    }
+
+    /** Whether only an rsocket has {@code option}. */
+    static boolean rdmaOnly(SocketOption<?> option) {
+        return option == RdmaSocketOptions.IOMAP_SIZE;
     }
 
     static int level(SocketOption<?> option) {
+        if (rdmaOnly(option)) {
+            return rsocket_h.SOL_RDMA();
+        }
         return option == StandardSocketOptions.TCP_NODELAY ? rsocket_h.IPPROTO_TCP() : rsocket_h.SOL_SOCKET();
     }
 
@@ -47,6 +60,8 @@ final class Options {
             return rsocket_h.SO_SNDBUF();
         } else if (option == StandardSocketOptions.SO_KEEPALIVE) {
             return rsocket_h.SO_KEEPALIVE();
+        } else if (option == RdmaSocketOptions.IOMAP_SIZE) {
+            return rsocket_h.RDMA_IOMAPSIZE();
         }
         return rsocket_h.SO_REUSEADDR();
     }

@@ -48,7 +48,8 @@ import java.util.Objects;
  * the address (bind) or routes to it (connect; this resolves the address and the route, which takes up to two
  * seconds each when it fails). If none does, the bind or connect fails with a {@link java.net.BindException} or
  * {@link java.net.ConnectException} naming the rule, unless {@code -Djrdma.nio.fallback=tcp} is set, in which case
- * it goes over TCP.
+ * it goes over TCP. Each answer is kept for 30 seconds per address and operation, so a device or route that
+ * appears or goes is noticed within that time, and only the first bind or connect in it waits for the check.
  *
  * <h2>What the channels do</h2>
  * Socket and server socket channels for {@link StandardProtocolFamily#INET} and {@link StandardProtocolFamily#INET6}:

@@ -10,6 +10,7 @@ import java.util.function.Function;
 /** Picks each bind's and connect's transport by the rules, after checking an RDMA device serves the address. */
 final class Router {
     private final Rules rules;
+    private final DeviceChecks checks = new DeviceChecks();
 
     Router(Rules rules) {
         this.rules = rules;
@@ -36,8 +37,7 @@ final class Router {
             return Transport.TCP;
         }
         boolean bind = operation == Rules.Operation.BIND;
-        String problem = bind ? RdmaDevices.bindProblem(address.getAddress())
-                : RdmaDevices.routeProblem(address.getAddress());
+        String problem = checks.problem(bind, address.getAddress());
         if (problem == null) {
             return Transport.RDMA;
         }

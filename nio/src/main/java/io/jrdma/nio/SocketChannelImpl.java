@@ -4,6 +4,7 @@ import io.jrdma.bindings.rsocket.rsocket_h;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
@@ -359,6 +360,16 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
+        return write(anyRemaining(srcs, offset, length), s -> writes.write(s, srcs, offset, length));
+    }
+
+    /** {@link RdmaChannels#write}, whose arguments are checked. */
+    long writeRemote(MemorySegment source, long offset) throws IOException {
+        return write(source.byteSize() > 0, s -> IoMapCalls.write(s.fd(), source, offset));
+    }
+
+    /** A write of the output stream: the bytes written, 0 when {@code any} says there are none to write. */
+    private long write(boolean any, Transfer write) throws IOException {
         writeLock.lock();
         try {
             ensureOpen();
@@ -366,14 +377,25 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             if (outputShutdown) {
                 throw new ClosedChannelException();
             }
-            if (!anyRemaining(srcs, offset, length)) {
+            if (!any) {
                 return 0;
             }
-            long n = transfer(rsocket_h.POLLOUT(), s -> writes.write(s, srcs, offset, length));
+            long n = transfer(rsocket_h.POLLOUT(), write);
             return n == Transport.UNAVAILABLE ? 0 : n;
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /** The socket of this connected channel, with a use taken that the caller gives back ({@link NativeSocket#release}). */
+    NativeSocket acquireConnected() throws IOException {
+        ensureOpen();
+        ensureConnected();
+        NativeSocket s = slot.socket();
+        if (!s.acquire()) {
+            throw new ClosedChannelException();
+        }
+        return s;
     }
 
     /**

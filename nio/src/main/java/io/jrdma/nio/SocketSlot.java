@@ -81,11 +81,17 @@ final class SocketSlot {
         Options.check(supported, option, Boolean.FALSE);
         ensureOpen();
         NativeSocket s = socket;
+        if (Options.rdmaOnly(option) && !s.transport().isRdma()) {
+            return option.type().cast(options.getOrDefault(option, 0));
+        }
         return option.type().cast(Options.decode(option,
                 s.transport().getInt(s.fd(), Options.level(option), Options.name(option))));
     }
 
     private static void apply(NativeSocket s, SocketOption<?> option, Object value) throws IOException {
+        if (Options.rdmaOnly(option) && !s.transport().isRdma()) {
+            return;   // kept in options: it is set if the first bind or connect makes the socket an rsocket
+        }
         s.transport().setInt(s.fd(), Options.level(option), Options.name(option), Options.encode(value));
     }
 

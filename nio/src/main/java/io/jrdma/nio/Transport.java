@@ -263,7 +263,7 @@ final class Transport {
         return new IOException(message);
     }
 
-    private static IOException rethrown(Throwable t) {
+    static IOException rethrown(Throwable t) {
         if (t instanceof IOException e) {
             return e;
         }

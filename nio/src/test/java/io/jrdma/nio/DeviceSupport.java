@@ -4,6 +4,7 @@ import io.jrdma.ibverbs.Device;
 
 import java.io.IOException;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -40,6 +41,48 @@ final class DeviceSupport {
         if (configured != null) {
             return configured;
         }
+        for (InetAddress address : netdev(device).inetAddresses().toList()) {
+            if (address instanceof Inet4Address) {
+                return address.getHostAddress();
+            }
+        }
+        throw new IOException(device.name() + " has no IPv4 interface: set -Djrdma.test.address");
+    }
+
+    /**
+     * The IPv6 link-local address, with its scope, of the network interface behind {@code device}'s port 1, once
+     * duplicate address detection has let it be used (a tentative address cannot be bound).
+     */
+    static Inet6Address linkLocalAddress(Device device) throws IOException, InterruptedException {
+        NetworkInterface nif = netdev(device);
+        for (int wait = 0; wait < 100; wait++) {
+            for (InetAddress address : nif.inetAddresses().toList()) {
+                if (address instanceof Inet6Address ip6 && ip6.isLinkLocalAddress() && !tentative(ip6, nif)) {
+                    return ip6;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new IOException(nif.getName() + " has no usable IPv6 link-local address (is IPv6 disabled?)");
+    }
+
+    /** Whether {@code /proc/net/if_inet6} flags {@code ip} of {@code nif} tentative (IFA_F_TENTATIVE, 0x40). */
+    private static boolean tentative(Inet6Address ip, NetworkInterface nif) throws IOException {
+        StringBuilder hex = new StringBuilder();
+        for (byte b : ip.getAddress()) {
+            hex.append(String.format("%02x", b));
+        }
+        for (String line : Files.readAllLines(Path.of("/proc/net/if_inet6"))) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length == 6 && f[0].equals(hex.toString()) && f[5].equals(nif.getName())) {
+                return (Integer.parseInt(f[4], 16) & 0x40) != 0;
+            }
+        }
+        return true;
+    }
+
+    /** The network interface behind {@code device}'s port 1, as sysfs names it in the port's GID attributes. */
+    private static NetworkInterface netdev(Device device) throws IOException {
         Path ndevs = Path.of("/sys/class/infiniband", device.name(), "ports/1/gid_attrs/ndevs");
         try (Stream<Path> entries = Files.list(ndevs)) {
             for (Path entry : entries.toList()) {
@@ -51,14 +94,10 @@ final class DeviceSupport {
                 }
                 NetworkInterface nif = NetworkInterface.getByName(name);
                 if (nif != null) {
-                    for (InetAddress address : nif.inetAddresses().toList()) {
-                        if (address instanceof Inet4Address) {
-                            return address.getHostAddress();
-                        }
-                    }
+                    return nif;
                 }
             }
         }
-        throw new IOException(device.name() + " has no IPv4 interface: set -Djrdma.test.address");
+        throw new IOException(device.name() + " has no network interface: set -Djrdma.test.address");
     }
 }

@@ -5,6 +5,7 @@ import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;
 
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -35,6 +36,23 @@ class NioEchoDeviceTest {
             assertEquals(server.getLocalAddress(), client.getRemoteAddress());
             Echo.roundTripBlocking(client, 2_000_000);
             assertEquals(2_000_000L, Echo.await(echoed));
+        }
+    }
+
+    @Test
+    void blockingEchoOverRdmaOnTheDevicesIpv6LinkLocalAddress(Device device) throws Exception {
+        InetAddress ip = DeviceSupport.linkLocalAddress(device);
+        RdmaSelectorProvider provider = RdmaSelectorProvider.withRules("rdma bind fe80::/10 *; rdma connect fe80::/10 *",
+                false);
+        try (ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0));
+             SocketChannel client = provider.openSocketChannel()) {
+            assertTrue(RdmaChannels.isRdma(server));
+            CompletableFuture<Long> echoed = Echo.serveBlocking(server);
+            assertTrue(client.connect(server.getLocalAddress()));
+            assertTrue(RdmaChannels.isRdma(client));
+            assertEquals(ip, ((InetSocketAddress) client.getRemoteAddress()).getAddress());
+            Echo.roundTripBlocking(client, 1_000_000);
+            assertEquals(1_000_000L, Echo.await(echoed));
         }
     }
 

@@ -82,7 +82,8 @@ class NioRcopyInteropDeviceTest {
                 .redirectOutput(log.toFile()).start();
         try {
             RdmaSelectorProvider provider = RdmaSelectorProvider.withRules("rdma connect " + ip + " *", false);
-            try (SocketChannel client = NioRstreamInteropDeviceTest.connectWhenListening(provider, new InetSocketAddress(ip, port))) {
+            try (SocketChannel client = CPeers.connectWhenListening(provider, new InetSocketAddress(ip, port),
+                    channel -> { })) {
                 assertTrue(((SocketChannelImpl) client).isRdma());
                 byte[] path = destination.toString().getBytes(StandardCharsets.US_ASCII);
                 // rcopy pads the path with NULs to the next multiple of 8, at least one NUL.

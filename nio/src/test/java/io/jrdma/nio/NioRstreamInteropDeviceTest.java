@@ -5,17 +5,12 @@ import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -31,70 +26,21 @@ class NioRstreamInteropDeviceTest {
     private static final int COUNT = 50;
     private static final int SIZE = 4000;
 
-    private static List<String> rstream(String... roleArgs) {
-        List<String> command = new ArrayList<>(List.of("rstream", "-I", "" + ITERATIONS, "-C", "" + COUNT,
-                "-S", "" + SIZE, "-T", "v"));
-        command.addAll(List.of(roleArgs));
-        return command;
-    }
+    private static final List<String> RSTREAM = CPeers.streamTest("rstream", ITERATIONS, COUNT, SIZE);
 
     @Test
     void rstreamClientAgainstJavaServer(Device device) throws Exception {
         String ip = DeviceSupport.address(device);
         RdmaSelectorProvider provider = RdmaSelectorProvider.withRules("rdma bind " + ip + " *", false);
         try (ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0))) {
-            int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-            CompletableFuture<Void> served = new CompletableFuture<>();
-            Thread.ofPlatform().daemon().start(() -> {
-                try (SocketChannel peer = server.accept()) {
-                    assertTrue(((SocketChannelImpl) peer).isRdma());
-                    new Stream(peer).run(false);
-                    served.complete(null);
-                } catch (Throwable t) {
-                    served.completeExceptionally(t);
-                }
-            });
-            Process client = new ProcessBuilder(rstream("-s", ip, "-p", "" + port)).redirectErrorStream(true).start();
-            assertTrue(client.waitFor(120, TimeUnit.SECONDS), "rstream ends");
-            String output = new String(client.getInputStream().readAllBytes());
-            assertEquals(0, client.exitValue(), output);
-            Echo.await(served);
+            CPeers.cClient(RSTREAM, server, ip, peer -> new Stream(peer).run(false));
         }
     }
 
     @Test
     void javaClientAgainstRstreamServer(Device device) throws Exception {
-        String ip = DeviceSupport.address(device);
-        int port = 7473;
-        Process server = new ProcessBuilder(rstream("-b", ip, "-p", "" + port)).redirectErrorStream(true).start();
-        try {
-            RdmaSelectorProvider provider = RdmaSelectorProvider.withRules("rdma connect " + ip + " *", false);
-            try (SocketChannel client = connectWhenListening(provider, new InetSocketAddress(ip, port))) {
-                assertTrue(((SocketChannelImpl) client).isRdma());
-                new Stream(client).run(true);
-            }
-            assertTrue(server.waitFor(60, TimeUnit.SECONDS), "rstream ends after the client");
-            String output = new String(server.getInputStream().readAllBytes());
-            assertEquals(0, server.exitValue(), output);
-        } finally {
-            server.destroyForcibly();
-        }
-    }
-
-    /** A connected channel to {@code address}, once the server there listens (it is starting up). */
-    static SocketChannel connectWhenListening(RdmaSelectorProvider provider, InetSocketAddress address)
-            throws IOException, InterruptedException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            SocketChannel channel = provider.openSocketChannel();
-            try {
-                channel.connect(address);
-                return channel;
-            } catch (ConnectException notYet) {
-                channel.close();
-                Thread.sleep(200);
-            }
-        }
-        throw new AssertionError("nothing listens on " + address);
+        CPeers.cServer(RSTREAM, DeviceSupport.address(device), 7473, channel -> { },
+                client -> new Stream(client).run(true));
     }
 
     /** One side of rstream's byte stream: what it sends, and what it has checked of what it received. */

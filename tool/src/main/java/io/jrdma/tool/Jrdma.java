@@ -71,7 +71,8 @@ public final class Jrdma extends ToolCommand {
                 .addSubcommand(new RpingCommand(out, err))
                 .addSubcommand(new PerfCommand(out, err))
                 .addSubcommand(new BlocksCommand(out, err))
-                .addSubcommand(new StreamCommand(out, err));
+                .addSubcommand(new StreamCommand(out, err))
+                .addSubcommand(new RstreamCommand(out, err));
         line.setUsageHelpWidth(WIDTH)
                 .setOut(new PrintWriter(out, true))
                 .setErr(new PrintWriter(err, true))

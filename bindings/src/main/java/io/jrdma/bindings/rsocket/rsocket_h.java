@@ -42,6 +42,15 @@ public class rsocket_h extends rsocket_h$shared {
     public static int EAGAIN() {
         return EAGAIN;
     }
+    private static final int ENOMEM = (int)12L;
+    /**
+     * {@snippet lang=c :
+     * #define ENOMEM 12
+     * }
+     */
+    public static int ENOMEM() {
+        return ENOMEM;
+    }
     private static final int ENODEV = (int)19L;
     /**
      * {@snippet lang=c :
@@ -275,6 +284,15 @@ public class rsocket_h extends rsocket_h$shared {
      */
     public static int POLLNVAL() {
         return POLLNVAL;
+    }
+    private static final int PROT_WRITE = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define PROT_WRITE 2
+     * }
+     */
+    public static int PROT_WRITE() {
+        return PROT_WRITE;
     }
     private static final int SOL_RDMA = (int)65536L;
     /**
@@ -2477,6 +2495,15 @@ public class rsocket_h extends rsocket_h$shared {
     public static int RDMA_INLINE() {
         return RDMA_INLINE;
     }
+    private static final int RDMA_IOMAPSIZE = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.RDMA_IOMAPSIZE = 3
+     * }
+     */
+    public static int RDMA_IOMAPSIZE() {
+        return RDMA_IOMAPSIZE;
+    }
 
     private static class rsetsockopt {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
@@ -2676,6 +2703,197 @@ public class rsocket_h extends rsocket_h$shared {
             } catch (Throwable ex$) {
                throw new AssertionError("should not reach here", ex$);
             }
+        }
+    }
+
+    private static class riomap {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rsocket_h.C_LONG,
+            rsocket_h.C_INT,
+            rsocket_h.C_POINTER,
+            rsocket_h.C_LONG,
+            rsocket_h.C_INT,
+            rsocket_h.C_INT,
+            rsocket_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("riomap");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * off_t riomap(int socket, void *buf, size_t len, int prot, int flags, off_t offset)
+     * }
+     */
+    public static FunctionDescriptor riomap$descriptor() {
+        return riomap.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * off_t riomap(int socket, void *buf, size_t len, int prot, int flags, off_t offset)
+     * }
+     */
+    public static MethodHandle riomap$handle() {
+        return riomap.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * off_t riomap(int socket, void *buf, size_t len, int prot, int flags, off_t offset)
+     * }
+     */
+    public static MemorySegment riomap$address() {
+        return riomap.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * off_t riomap(int socket, void *buf, size_t len, int prot, int flags, off_t offset)
+     * }
+     */
+    public static long riomap(int socket, MemorySegment buf, long len, int prot, int flags, long offset) {
+        var mh$ = riomap.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("riomap", socket, buf, len, prot, flags, offset);
+            }
+            return (long)mh$.invokeExact(socket, buf, len, prot, flags, offset);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class riounmap {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rsocket_h.C_INT,
+            rsocket_h.C_INT,
+            rsocket_h.C_POINTER,
+            rsocket_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("riounmap");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int riounmap(int socket, void *buf, size_t len)
+     * }
+     */
+    public static FunctionDescriptor riounmap$descriptor() {
+        return riounmap.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int riounmap(int socket, void *buf, size_t len)
+     * }
+     */
+    public static MethodHandle riounmap$handle() {
+        return riounmap.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int riounmap(int socket, void *buf, size_t len)
+     * }
+     */
+    public static MemorySegment riounmap$address() {
+        return riounmap.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int riounmap(int socket, void *buf, size_t len)
+     * }
+     */
+    public static int riounmap(int socket, MemorySegment buf, long len) {
+        var mh$ = riounmap.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("riounmap", socket, buf, len);
+            }
+            return (int)mh$.invokeExact(socket, buf, len);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class riowrite {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rsocket_h.C_LONG,
+            rsocket_h.C_INT,
+            rsocket_h.C_POINTER,
+            rsocket_h.C_LONG,
+            rsocket_h.C_LONG,
+            rsocket_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("riowrite");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * size_t riowrite(int socket, const void *buf, size_t count, off_t offset, int flags)
+     * }
+     */
+    public static FunctionDescriptor riowrite$descriptor() {
+        return riowrite.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * size_t riowrite(int socket, const void *buf, size_t count, off_t offset, int flags)
+     * }
+     */
+    public static MethodHandle riowrite$handle() {
+        return riowrite.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * size_t riowrite(int socket, const void *buf, size_t count, off_t offset, int flags)
+     * }
+     */
+    public static MemorySegment riowrite$address() {
+        return riowrite.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * size_t riowrite(int socket, const void *buf, size_t count, off_t offset, int flags)
+     * }
+     */
+    public static long riowrite(int socket, MemorySegment buf, long count, long offset, int flags) {
+        var mh$ = riowrite.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("riowrite", socket, buf, count, offset, flags);
+            }
+            return (long)mh$.invokeExact(socket, buf, count, offset, flags);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
         }
     }
     private static final int AF_INET = (int)2L;
