@@ -140,4 +140,11 @@ class TcpChannelTest {
         assertFalse(channels.isEmpty());
         channels.forEach(c -> assertFalse(((SocketChannelImpl) c).isRdma()));
     }
+
+    @Test
+    void nettyHttpRunsUnchangedOverTheProvider() throws Exception {
+        NettyHttp.Channels channels = NettyHttp.run(provider, "127.0.0.1");
+        assertFalse(((ServerSocketChannelImpl) channels.server()).nativeSocket().transport().isRdma());
+        assertFalse(((SocketChannelImpl) channels.client()).isRdma());
+    }
 }
