@@ -97,7 +97,7 @@ final class UnchangedJettyApp {
     }
 
     private static ContentResponse send(org.eclipse.jetty.client.Request request) throws Exception {
-        return new CompletableResponseListener(request.timeout(60, TimeUnit.SECONDS), 8 << 20).send().get();
+        return new CompletableResponseListener(request.timeout(120, TimeUnit.SECONDS), 8 << 20).send().get();
     }
 
     /**
