@@ -27,9 +27,24 @@ final class DeviceSupport {
         }
     }
 
-    /** A provider whose rules send every bind to and connect to {@code ip} over RDMA. */
+    /** A provider with {@link #rdmaRules}. */
     static RdmaSelectorProvider rdmaProvider(String ip) {
-        return RdmaSelectorProvider.withRules("rdma bind " + ip + " *\nrdma connect " + ip + " *", false);
+        return RdmaSelectorProvider.withRules(rdmaRules(ip), false);
+    }
+
+    /** Rules that send every bind to and connect to {@code ip} over RDMA. */
+    static String rdmaRules(String ip) {
+        return "rdma bind " + ip + " *; rdma connect " + ip + " *";
+    }
+
+    /**
+     * Runs {@code app} as {@link SystemProperties#runUnchangedApp} does, bound to the device's address and switched
+     * over RDMA by {@link #rdmaRules} in {@code -Djrdma.nio.rules}; its output.
+     */
+    static String runUnchangedAppOverRdma(Device device, Class<?> app, String lastLine)
+            throws IOException, InterruptedException {
+        String ip = address(device);
+        return SystemProperties.runUnchangedApp(app, lastLine, ip, "-Djrdma.nio.rules=" + rdmaRules(ip));
     }
 
     /**

@@ -6,6 +6,9 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -21,6 +24,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * unit tier and over RDMA on the device.
  */
 final class Echo {
+    /** The HTTP tests' body sizes: empty, tiny, around a buffer's size, and several rsocket buffers' worth. */
+    static final int[] BODY_SIZES = {0, 1, 1000, 65_537, 1 << 20, (4 << 20) - 3};
     private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(120);
 
     private Echo() {
@@ -29,6 +34,24 @@ final class Echo {
     /** The byte at {@code index} of the stream a client sends: no period of 256, so a lost or repeated run shows. */
     static byte patternByte(long index) {
         return (byte) (index * 131 + (index >>> 9));
+    }
+
+    /** {@code size} bytes of the pattern from {@code from} on. */
+    static byte[] pattern(int size, long from) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) {
+            bytes[i] = patternByte(from + i);
+        }
+        return bytes;
+    }
+
+    /** The SHA-256 of {@code bytes} in hex, as the HTTP tests' servers send it in a header. */
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** Serves one connection in blocking mode on a platform thread: echoes until end of stream; the bytes echoed. */

@@ -75,10 +75,7 @@ final class GrpcEcho {
                 }).build();
         try {
             for (int n = 0; n < calls; n++) {
-                byte[] request = new byte[100_000 + n];
-                for (int i = 0; i < request.length; i++) {
-                    request[i] = Echo.patternByte(i + n);
-                }
+                byte[] request = Echo.pattern(100_000 + n, n);
                 assertArrayEquals(request, ClientCalls.blockingUnaryCall(channel, ECHO,
                         CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS), request), "call " + n);
             }

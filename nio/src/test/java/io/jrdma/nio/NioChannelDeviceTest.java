@@ -62,9 +62,7 @@ class NioChannelDeviceTest {
 
     @Test
     void rulesInASystemPropertySendAnUnchangedApplicationOverRdma(Device device) throws Exception {
-        String ip = DeviceSupport.address(device);
-        String output = SystemProperties.runUnchangedApp(ip,
-                "-Djrdma.nio.rules=rdma bind " + ip + " *; rdma connect " + ip + " *");
+        String output = DeviceSupport.runUnchangedAppOverRdma(device, UnchangedEchoApp.class, "echoes whole");
         assertTrue(output.contains("blocking SocketChannelImpl[rdma socket"), output);
         assertTrue(output.contains("selecting ServerSocketChannelImpl[rdma socket"), output);
     }

@@ -124,7 +124,7 @@ class TcpChannelTest {
 
     @Test
     void theSystemPropertySwitchesAnUnchangedApplicationOverWithNoRulesAllTcp() throws Exception {
-        String output = SystemProperties.runUnchangedApp("127.0.0.1");
+        String output = SystemProperties.runUnchangedApp(UnchangedEchoApp.class, "echoes whole", "127.0.0.1");
         assertTrue(output.contains("blocking SocketChannelImpl[tcp socket"), output);
         assertTrue(output.contains("selecting ServerSocketChannelImpl[tcp socket"), output);
     }
@@ -139,5 +139,20 @@ class TcpChannelTest {
         List<SocketChannel> channels = GrpcEcho.run(provider, "127.0.0.1", 20);
         assertFalse(channels.isEmpty());
         channels.forEach(c -> assertFalse(((SocketChannelImpl) c).isRdma()));
+    }
+
+    @Test
+    void nettyHttpRunsUnchangedOverTheProvider() throws Exception {
+        NettyHttp.Channels channels = NettyHttp.run(provider, "127.0.0.1");
+        assertFalse(((ServerSocketChannelImpl) channels.server()).nativeSocket().transport().isRdma());
+        assertFalse(((SocketChannelImpl) channels.client()).isRdma());
+    }
+
+    @Test
+    void jettyRunsUnchangedSwitchedOverBySystemPropertiesWithNoRulesAllTcp() throws Exception {
+        String output = SystemProperties.runUnchangedApp(UnchangedJettyApp.class, "jetty whole", "127.0.0.1");
+        assertTrue(output.contains("listening ServerSocketChannelImpl[tcp socket"), output);
+        assertTrue(output.contains("client SocketChannelImpl[tcp socket"), output);
+        assertTrue(output.contains("server SocketChannelImpl[tcp socket"), output);
     }
 }
