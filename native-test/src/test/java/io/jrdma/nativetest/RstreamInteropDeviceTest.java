@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static io.jrdma.nativetest.DeviceSupport.ipAddress;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,7 +53,11 @@ class RstreamInteropDeviceTest {
         CompletableFuture<ToolRun> server = ToolRun.jrdma(line("rstream", tcp, "-b", ip, "-p", port));
         ToolRun client = ToolRun.untilListening(() -> ToolRun.process(line("rstream", tcp, "-s", ip, "-p", port), 120),
                 run -> run.output().contains("Connection refused"));
-        check(client, server.get(60, TimeUnit.SECONDS));
+        try {
+            check(client, server.get(60, TimeUnit.SECONDS));
+        } catch (TimeoutException e) {
+            throw new AssertionError("the Java server did not end; the C client ended with " + client, e);
+        }
     }
 
     /** Both ended well, each verified the other's 2 x 3 x 50 x 4000 bytes, and each printed its result line. */
