@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -20,15 +21,46 @@ final class DeviceSupport {
     /** Runs {@code test} with an RDMA provider and a server channel of it listening on the device's address. */
     static void withRdmaServer(Device device, ChannelContract.Check test) throws Exception {
         String ip = address(device);
-        RdmaSelectorProvider provider = rdmaProvider(ip);
+        withRdmaServer(rdmaProvider(ip), ip, test);
+    }
+
+    private static void withRdmaServer(RdmaSelectorProvider provider, String ip, ChannelContract.Check test)
+            throws Exception {
         try (ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0))) {
             test.run(provider, server);
         }
     }
 
+    /** A check against two connected RDMA channels: a client and the channel its server accepted. */
+    interface PairCheck {
+        void run(RdmaSelectorProvider provider, SocketChannel client, SocketChannel peer) throws Exception;
+    }
+
+    /**
+     * Runs {@code test} with an RDMA provider whose rsockets have buffers of {@code bufferSize} (librdmacm's for 0)
+     * and a connection of it on the device's address.
+     */
+    static void withRdmaPair(Device device, int bufferSize, PairCheck test) throws Exception {
+        String ip = address(device);
+        RdmaSelectorProvider provider = rdmaProvider(ip, bufferSize);
+        withRdmaServer(provider, ip, (p, server) -> {
+            try (SocketChannel client = provider.openSocketChannel()) {
+                client.connect(server.getLocalAddress());
+                try (SocketChannel peer = server.accept()) {
+                    test.run(provider, client, peer);
+                }
+            }
+        });
+    }
+
     /** A provider whose rules send every bind to and connect to {@code ip} over RDMA. */
     static RdmaSelectorProvider rdmaProvider(String ip) {
         return RdmaSelectorProvider.withRules("rdma bind " + ip + " *\nrdma connect " + ip + " *", false);
+    }
+
+    /** {@link #rdmaProvider(String)} with rsocket buffers of {@code bufferSize}, or librdmacm's for 0. */
+    static RdmaSelectorProvider rdmaProvider(String ip, int bufferSize) {
+        return bufferSize == BufferSize.DEFAULT ? rdmaProvider(ip) : rdmaProvider(ip).withBufferSize(bufferSize);
     }
 
     /**
