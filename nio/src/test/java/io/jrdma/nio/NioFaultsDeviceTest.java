@@ -16,11 +16,13 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -43,6 +45,7 @@ class NioFaultsDeviceTest {
     void aClientKilledMidStreamEndsItsStreamOnTheServerWhoseSelectorGoesOn(Device device) throws Exception {
         DeviceSupport.withRdmaServer(device, (provider, server) -> {
             String ip = ((InetSocketAddress) server.getLocalAddress()).getAddress().getHostAddress();
+            long descriptors = rdmaDescriptors();
             Process peer = startPeer("connect", ip, Integer.toString(((InetSocketAddress) server.getLocalAddress())
                     .getPort()));
             try (SocketChannel stream = server.accept()) {
@@ -50,6 +53,7 @@ class NioFaultsDeviceTest {
             } finally {
                 peer.destroyForcibly();
             }
+            assertEquals(descriptors, rdmaDescriptors(), "the connections' descriptors are closed");
         });
     }
 
@@ -57,6 +61,7 @@ class NioFaultsDeviceTest {
     void aServerKilledMidStreamEndsItsStreamOnTheClientWhoseSelectorGoesOn(Device device) throws Exception {
         DeviceSupport.withRdmaServer(device, (provider, server) -> {
             String ip = ((InetSocketAddress) server.getLocalAddress()).getAddress().getHostAddress();
+            long descriptors = rdmaDescriptors();
             Process peer = startPeer("serve", ip);
             try (SocketChannel stream = provider.openSocketChannel()) {
                 stream.connect(new InetSocketAddress(ip, Integer.parseInt(awaitLine(peer, "listening "))));
@@ -64,7 +69,27 @@ class NioFaultsDeviceTest {
             } finally {
                 peer.destroyForcibly();
             }
+            assertEquals(descriptors, rdmaDescriptors(), "the connections' descriptors are closed");
         });
+    }
+
+    /**
+     * The descriptors of this process that rsockets open for each connection: their connection manager event
+     * channels and completion channels.
+     */
+    private static long rdmaDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.map(NioFaultsDeviceTest::target).filter(t -> t.equals("/dev/infiniband/rdma_cm")
+                    || t.equals("anon_inode:[infinibandevent]")).count();
+        }
+    }
+
+    private static String target(Path link) {
+        try {
+            return Files.readSymbolicLink(link).toString();
+        } catch (IOException gone) {
+            return "";   // the descriptor that listed the directory, closed since
+        }
     }
 
     /** A {@link StreamingPeer} in a child JVM. */
@@ -99,6 +124,7 @@ class NioFaultsDeviceTest {
         try (Selector selector = provider.openSelector(); SocketChannel other = provider.openSocketChannel()) {
             other.connect(server.getLocalAddress());
             SocketChannel otherPeer = server.accept();
+            assertTrue(rdmaDescriptors() >= 6, "the three connected rsockets here have two channels each");
             otherPeer.configureBlocking(false).register(selector, SelectionKey.OP_READ, ByteBuffer.allocateDirect(4096));
             SelectionKey streamKey = stream.configureBlocking(false).register(selector, SelectionKey.OP_READ);
             PatternStreams.Receiver received = new PatternStreams.Receiver(0);
@@ -133,6 +159,8 @@ class NioFaultsDeviceTest {
             System.out.printf("peer killed: %d bytes in order, then %s, %.1f s after the kill%n", received.received(),
                     end, (System.nanoTime() - killed) / 1e9);
             streamKey.cancel();
+            selector.selectNow();
+            assertEquals(1, selector.keys().size(), "the killed stream's key is gone, the other's stays");
             echoesOnSelector(selector, other);
         }
     }
