@@ -60,6 +60,10 @@ import java.util.Objects;
  * channel before it binds) override it for that socket; set later, they are kept but change nothing, since the
  * buffers are registered already. Smaller buffers pin less and move less per round trip.
  *
+ * <p>More than three connected RDMA channels in one process need librdmacm of rdma-core 53 or later: before it,
+ * librdmacm's connection service thread goes on polling an array it has freed once a fourth rsocket connects
+ * ("rsockets: Fix for cm_svc_run thread"), which corrupts the heap.
+ *
  * <h2>What the channels do</h2>
  * Socket and server socket channels for {@link StandardProtocolFamily#INET} and {@link StandardProtocolFamily#INET6}:
  * blocking and non-blocking modes, connect and finish-connect, scatter/gather reads and writes, shutdown of either
