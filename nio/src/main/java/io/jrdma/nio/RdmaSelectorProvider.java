@@ -51,6 +51,20 @@ import java.util.Objects;
  * it goes over TCP. Each answer is kept for 30 seconds per address and operation, so a device or route that
  * appears or goes is noticed within that time, and only the first bind or connect in it waits for the check.
  *
+ * <h2 id="memory">Memory</h2>
+ * Each connected RDMA channel registers a send buffer and a receive buffer with the device, which pins them, plus
+ * one page: librdmacm's default is 128 KiB each, some 260 KiB a channel. The system property
+ * {@code jrdma.nio.bufferSize} (bytes, or with a suffix {@code k} or {@code m}: a multiple of 4 KiB from 4 KiB to
+ * 1 GiB; a bad value fails the provider's construction) sets both for every rsocket the provider makes, so a
+ * channel pins {@code 2 × bufferSize} and a page; accepted channels take their server channel's sizes.
+ * {@code SO_SNDBUF} and {@code SO_RCVBUF} set on a channel before it connects (or {@code SO_RCVBUF} on a server
+ * channel before it binds) override it for that socket; set later, they are kept but change nothing, since the
+ * buffers are registered already. Smaller buffers pin less and move less per round trip.
+ *
+ * <p>More than three connected RDMA channels in one process need librdmacm of rdma-core 53 or later: before it,
+ * librdmacm's connection service thread goes on polling an array it has freed once a fourth rsocket connects
+ * ("rsockets: Fix for cm_svc_run thread"), which corrupts the heap.
+ *
  * <h2>What the channels do</h2>
  * Socket and server socket channels for {@link StandardProtocolFamily#INET} and {@link StandardProtocolFamily#INET6}:
  * blocking and non-blocking modes, connect and finish-connect, scatter/gather reads and writes, shutdown of either
@@ -70,20 +84,22 @@ public final class RdmaSelectorProvider extends SelectorProvider {
 
     /**
      * A provider with the rules of the system properties {@code jrdma.nio.rules} or {@code jrdma.nio.rules.file},
-     * and {@code jrdma.nio.fallback}; the JDK calls it for {@code -Djava.nio.channels.spi.SelectorProvider}.
+     * {@code jrdma.nio.fallback} and {@code jrdma.nio.bufferSize}; the JDK calls it for
+     * {@code -Djava.nio.channels.spi.SelectorProvider}.
      *
-     * @throws IllegalArgumentException if the rules do not parse (the message names the line)
+     * @throws IllegalArgumentException if the rules do not parse (the message names the line) or the buffer size is
+     *                                  not one (see <a href="#memory">Memory</a>)
      */
     public RdmaSelectorProvider() {
-        this(Rules.fromProperties(System.getProperties()));
+        this(Rules.fromProperties(System.getProperties()), BufferSize.fromProperties(System.getProperties()));
     }
 
-    private RdmaSelectorProvider(Rules rules) {
-        router = new Router(rules);
+    private RdmaSelectorProvider(Rules rules, int bufferSize) {
+        router = new Router(rules, bufferSize);
     }
 
     /**
-     * A provider with the given rules, whatever the system properties say.
+     * A provider with the given rules and librdmacm's buffer sizes, whatever the system properties say.
      *
      * @param rules         the rules, one a line, as {@code jrdma.nio.rules} takes them
      * @param fallbackToTcp whether an {@code rdma} rule whose address no RDMA device serves gives TCP rather than an
@@ -93,7 +109,20 @@ public final class RdmaSelectorProvider extends SelectorProvider {
      */
     public static RdmaSelectorProvider withRules(String rules, boolean fallbackToTcp) {
         Objects.requireNonNull(rules, "rules");
-        return new RdmaSelectorProvider(Rules.parse(rules.replace(';', '\n'), "rules", fallbackToTcp));
+        return new RdmaSelectorProvider(Rules.parse(rules.replace(';', '\n'), "rules", fallbackToTcp),
+                BufferSize.DEFAULT);
+    }
+
+    /**
+     * A provider with this one's rules whose rsockets each get a send buffer and a receive buffer of {@code bytes}
+     * (see <a href="#memory">Memory</a>), as {@code jrdma.nio.bufferSize} gives them.
+     *
+     * @param bytes the size of each buffer: a multiple of 4 KiB from 4 KiB to 1 GiB
+     * @return the provider
+     * @throws IllegalArgumentException if {@code bytes} is not such a size
+     */
+    public RdmaSelectorProvider withBufferSize(int bytes) {
+        return new RdmaSelectorProvider(router.rules(), BufferSize.check(bytes, "buffer size " + bytes));
     }
 
     /** Throws: no datagram channels yet. */
@@ -165,6 +194,7 @@ public final class RdmaSelectorProvider extends SelectorProvider {
 
     @Override
     public String toString() {
-        return "RdmaSelectorProvider" + router.rules().rules();
+        return "RdmaSelectorProvider" + router.rules().rules()
+                + (router.bufferSize() == BufferSize.DEFAULT ? "" : " bufferSize=" + router.bufferSize());
     }
 }

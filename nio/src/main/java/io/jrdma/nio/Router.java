@@ -4,20 +4,37 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.SocketOption;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
-/** Picks each bind's and connect's transport by the rules, after checking an RDMA device serves the address. */
+/**
+ * Picks each bind's and connect's transport by the rules, after checking an RDMA device serves the address, and
+ * the options a new socket of that transport starts with.
+ */
 final class Router {
     private final Rules rules;
     private final DeviceChecks checks = new DeviceChecks();
+    private final int bufferSize;
 
-    Router(Rules rules) {
+    /** {@code bufferSize}: of every rsocket, as {@link BufferSize} checked it, or {@link BufferSize#DEFAULT}. */
+    Router(Rules rules, int bufferSize) {
         this.rules = rules;
+        this.bufferSize = bufferSize;
     }
 
     Rules rules() {
         return rules;
+    }
+
+    int bufferSize() {
+        return bufferSize;
+    }
+
+    /** What a new socket of {@code transport} is set to before the options its channel was given. */
+    Map<SocketOption<?>, Object> presets(Transport transport) {
+        return transport.isRdma() ? BufferSize.rsocketOptions(bufferSize) : Map.of();
     }
 
     /** The transport of a socket that binds to {@code local}. */

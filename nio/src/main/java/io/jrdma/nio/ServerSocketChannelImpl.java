@@ -52,7 +52,9 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
                 throw new AlreadyBoundException();
             }
             InetSocketAddress isa = address == null ? new InetSocketAddress(0) : SocketAddresses.check(address);
-            NativeSocket s = slot.prepare(router.forBind(isa), SocketAddresses.family(isa.getAddress()));
+            Transport transport = router.forBind(isa);
+            NativeSocket s = slot.prepare(transport, SocketAddresses.family(isa.getAddress()),
+                    router.presets(transport));
             s.transport().bind(s.fd(), isa);
             s.transport().listen(s.fd(), backlog < 1 ? DEFAULT_BACKLOG : backlog);
             slot.settle();

@@ -87,7 +87,9 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                     throw new AlreadyBoundException();
                 }
                 InetSocketAddress isa = address == null ? new InetSocketAddress(0) : SocketAddresses.check(address);
-                NativeSocket s = slot.prepare(router.forBind(isa), SocketAddresses.family(isa.getAddress()));
+                Transport transport = router.forBind(isa);
+                NativeSocket s = slot.prepare(transport, SocketAddresses.family(isa.getAddress()),
+                        router.presets(transport));
                 s.transport().bind(s.fd(), isa);
                 slot.settle();
                 local = s.transport().localAddress(s.fd());
@@ -205,8 +207,9 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                     throw new ConnectionPendingException();
                 }
                 try {
-                    s = slot.prepare(local == null ? router.forConnect(isa) : slot.socket().transport(),
-                            local == null ? SocketAddresses.family(isa.getAddress()) : slot.socket().family());
+                    Transport transport = local == null ? router.forConnect(isa) : slot.socket().transport();
+                    s = slot.prepare(transport, local == null ? SocketAddresses.family(isa.getAddress())
+                            : slot.socket().family(), router.presets(transport));
                     boolean connected = s.transport().connect(s.fd(), isa);
                     slot.settle();
                     remote = isa;

@@ -45,15 +45,21 @@ final class SocketSlot {
         return socket;
     }
 
-    /** The socket, replaced first by one of {@code transport} and {@code family} unless it is that already or settled. */
-    synchronized NativeSocket prepare(Transport transport, int family) throws IOException {
+    /**
+     * The socket, replaced first by one of {@code transport} and {@code family} unless it is that already or settled;
+     * a replacement gets {@code presets} (see {@link Router#presets}), then the options set so far.
+     */
+    synchronized NativeSocket prepare(Transport transport, int family, Map<SocketOption<?>, Object> presets)
+            throws IOException {
         NativeSocket current = socket;
         if (settled || (current.transport() == transport && current.family() == family)) {
             return current;
         }
         NativeSocket replacement = new NativeSocket(transport, transport.socket(family), family);
         try {
-            for (Map.Entry<SocketOption<?>, Object> e : options.entrySet()) {
+            Map<SocketOption<?>, Object> all = new LinkedHashMap<>(presets);
+            all.putAll(options);
+            for (Map.Entry<SocketOption<?>, Object> e : all.entrySet()) {
                 apply(replacement, e.getKey(), e.getValue());
             }
         } catch (IOException e) {

@@ -9,8 +9,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Stream;
 
 /** What the device tests share: the device's IPv4 address, and a provider and server channel over RDMA on it. */
@@ -21,10 +24,36 @@ final class DeviceSupport {
     /** Runs {@code test} with an RDMA provider and a server channel of it listening on the device's address. */
     static void withRdmaServer(Device device, ChannelContract.Check test) throws Exception {
         String ip = address(device);
-        RdmaSelectorProvider provider = rdmaProvider(ip);
+        withRdmaServer(rdmaProvider(ip), ip, test);
+    }
+
+    private static void withRdmaServer(RdmaSelectorProvider provider, String ip, ChannelContract.Check test)
+            throws Exception {
         try (ServerSocketChannel server = provider.openServerSocketChannel().bind(new InetSocketAddress(ip, 0))) {
             test.run(provider, server);
         }
+    }
+
+    /** A check against two connected RDMA channels: a client and the channel its server accepted. */
+    interface PairCheck {
+        void run(RdmaSelectorProvider provider, SocketChannel client, SocketChannel peer) throws Exception;
+    }
+
+    /**
+     * Runs {@code test} with an RDMA provider whose rsockets have buffers of {@code bufferSize} (librdmacm's for 0)
+     * and a connection of it on the device's address.
+     */
+    static void withRdmaPair(Device device, int bufferSize, PairCheck test) throws Exception {
+        String ip = address(device);
+        RdmaSelectorProvider provider = rdmaProvider(ip, bufferSize);
+        withRdmaServer(provider, ip, (p, server) -> {
+            try (SocketChannel client = provider.openSocketChannel()) {
+                client.connect(server.getLocalAddress());
+                try (SocketChannel peer = server.accept()) {
+                    test.run(provider, client, peer);
+                }
+            }
+        });
     }
 
     /** A provider with {@link #rdmaRules}. */
@@ -39,12 +68,19 @@ final class DeviceSupport {
 
     /**
      * Runs {@code app} as {@link SystemProperties#runUnchangedApp} does, bound to the device's address and switched
-     * over RDMA by {@link #rdmaRules} in {@code -Djrdma.nio.rules}; its output.
+     * over RDMA by {@link #rdmaRules} in {@code -Djrdma.nio.rules}, with {@code properties} besides; its output.
      */
-    static String runUnchangedAppOverRdma(Device device, Class<?> app, String lastLine)
+    static String runUnchangedAppOverRdma(Device device, Class<?> app, String lastLine, String... properties)
             throws IOException, InterruptedException {
         String ip = address(device);
-        return SystemProperties.runUnchangedApp(app, lastLine, ip, "-Djrdma.nio.rules=" + rdmaRules(ip));
+        List<String> all = new ArrayList<>(List.of("-Djrdma.nio.rules=" + rdmaRules(ip)));
+        all.addAll(List.of(properties));
+        return SystemProperties.runUnchangedApp(app, lastLine, ip, all.toArray(String[]::new));
+    }
+
+    /** {@link #rdmaProvider(String)} with rsocket buffers of {@code bufferSize}, or librdmacm's for 0. */
+    static RdmaSelectorProvider rdmaProvider(String ip, int bufferSize) {
+        return bufferSize == BufferSize.DEFAULT ? rdmaProvider(ip) : rdmaProvider(ip).withBufferSize(bufferSize);
     }
 
     /**

@@ -119,14 +119,15 @@ final class Echo {
         sent.get(10, TimeUnit.SECONDS);
     }
 
-    private static void fill(ByteBuffer buffer, long from) {
+    /** Puts the pattern from {@code from} into {@code buffer} up to its limit. */
+    static void fill(ByteBuffer buffer, long from) {
         for (int i = 0; i < buffer.limit(); i++) {
             buffer.put(i, patternByte(from + i));
         }
     }
 
     /** Checks {@code buffer}'s bytes are the pattern from {@code index}; the index after them. */
-    private static long check(ByteBuffer buffer, long index) {
+    static long check(ByteBuffer buffer, long index) {
         while (buffer.hasRemaining()) {
             byte b = buffer.get();
             if (b != patternByte(index)) {
@@ -179,7 +180,7 @@ final class Echo {
     }
 
     /** A server side connection's turn: read what came, write it back, and wait for room if it did not all go. */
-    private static void echo(SelectionKey key) throws IOException {
+    static void echo(SelectionKey key) throws IOException {
         SocketChannel peer = (SocketChannel) key.channel();
         ByteBuffer buffer = (ByteBuffer) key.attachment();
         if (key.isReadable() && peer.read(buffer) < 0) {

@@ -1,6 +1,7 @@
 package io.jrdma.nio;
 
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -28,7 +29,8 @@ final class UnchangedEchoApp {
         try (ServerSocketChannel server = ServerSocketChannel.open().bind(where)) {
             var echoed = Echo.serveBlocking(server);
             try (SocketChannel client = SocketChannel.open(server.getLocalAddress())) {
-                System.out.println("blocking " + client);
+                System.out.println("blocking " + client + " receive buffer "
+                        + client.getOption(StandardSocketOptions.SO_RCVBUF));
                 Echo.roundTripBlocking(client, 200_000);
             }
             Echo.await(echoed);
