@@ -5,6 +5,7 @@ import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeoutException;
 
 import static io.jrdma.nativetest.DeviceSupport.ipAddress;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -51,6 +53,14 @@ class RstreamInteropDeviceTest {
         String ip = ipAddress(ctx).getHostAddress();
         String port = tcp ? "7485" : "7486";
         CompletableFuture<ToolRun> server = ToolRun.jrdma(line("rstream", tcp, "-b", ip, "-p", port));
+        if (tcp) {
+            // rstream reports a refused non-blocking TCP connect as a failed rpoll: wait for the listener instead.
+            Deadline listening = Deadline.in(Duration.ofSeconds(90));
+            while (!TcpListeners.listening(Integer.parseInt(port))) {
+                assertFalse(listening.passed(), "the Java server listens on TCP port " + port);
+                Thread.sleep(100);
+            }
+        }
         ToolRun client = ToolRun.untilListening(() -> ToolRun.process(line("rstream", tcp, "-s", ip, "-p", port), 120),
                 run -> run.output().contains("Connection refused"));
         try {

@@ -2,6 +2,7 @@ package io.jrdma.tool;
 
 import io.jrdma.nio.RdmaChannels;
 import io.jrdma.nio.RdmaSelectorProvider;
+import io.jrdma.tool.perf.JitQuiet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -58,7 +59,8 @@ final class RstreamCommand extends ToolCommand {
     private int iterations = 1;
 
     @Option(names = "--warmup", paramLabel = "<iterations>", description = "untimed iterations before the timed "
-            + "ones, for the JIT (default 0, as rstream has none: give both sides the same number)")
+            + "ones, then a wait until the JIT is idle (default 0, as rstream has none: give both sides the same "
+            + "number)")
     private int warmup;
 
     @Option(names = "-B", paramLabel = "<bytes>", description = "SO_SNDBUF and SO_RCVBUF (default 512 KiB, "
@@ -164,10 +166,17 @@ final class RstreamCommand extends ToolCommand {
             this.verify = verify;
         }
 
-        void run(boolean client, int count, int warmup, int iterations, PrintStream out) throws IOException {
+        void run(boolean client, int count, int warmup, int iterations, PrintStream out)
+                throws IOException, InterruptedException {
             exchange(client, 1, SYNC);
-            for (int i = 0; i < warmup; i++) {
-                exchange(client, count, buffer.capacity());
+            if (warmup > 0) {
+                for (int i = 0; i < warmup; i++) {
+                    exchange(client, count, buffer.capacity());
+                }
+                // As jrdma perf: the JIT, which shares the CPU in a small machine, finishes before the timing,
+                // and neither side starts it before the other has.
+                JitQuiet.await();
+                exchange(client, 1, SYNC);
             }
             long start = System.nanoTime();
             for (int i = 0; i < iterations; i++) {

@@ -20,7 +20,7 @@ import javax.management.ObjectName;
  *
  * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=jit-quiet}
  */
-final class JitQuiet {
+public final class JitQuiet {
     /** How long the JIT must have been idle. */
     private static final long QUIET_MILLIS = 2_000;
     /** How often to look. */
@@ -32,7 +32,7 @@ final class JitQuiet {
     }
 
     /** Sleeps until the JIT was idle for 2 s, or a minute passed; at once on a JVM that cannot tell. */
-    static void await() throws InterruptedException {
+    public static void await() throws InterruptedException {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
             return;
