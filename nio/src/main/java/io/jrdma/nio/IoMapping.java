@@ -41,7 +41,10 @@ public final class IoMapping implements AutoCloseable {
      * {@code offset} to {@code offset + byteSize - 1}. Mappings of one channel must not overlap (rsockets does
      * not check it).
      *
-     * @param channel a connected channel of {@link RdmaSelectorProvider} that runs over RDMA
+     * @param channel  a connected channel of {@link RdmaSelectorProvider} that runs over RDMA
+     * @param byteSize how many bytes
+     * @param offset   where the peer's writes address the first byte
+     * @return the mapping, whose memory the peer may write from now on
      * @throws IllegalArgumentException if {@code channel} is not such a channel, {@code byteSize} is not positive
      *                                  or {@code offset} is negative
      * @throws java.nio.channels.NotYetConnectedException if it is not connected yet
@@ -72,12 +75,12 @@ public final class IoMapping implements AutoCloseable {
         }
     }
 
-    /** The memory the peer writes into; not to be used after {@link #close()}. */
+    /** {@return the memory the peer writes into; not to be used after {@link #close()}} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** Where the peer's writes address this memory's first byte. */
+    /** {@return where the peer's writes address this memory's first byte} */
     public long offset() {
         return offset;
     }
