@@ -41,7 +41,10 @@ public final class IoMapping implements AutoCloseable {
      * {@code offset} to {@code offset + byteSize - 1}. Mappings of one channel must not overlap (rsockets does
      * not check it).
      *
-     * @param channel a connected channel of {@link RdmaSelectorProvider} that runs over RDMA
+     * @param channel  a connected channel of {@link RdmaSelectorProvider} that runs over RDMA
+     * @param byteSize the size of the memory
+     * @param offset   where the peer's writes address its first byte
+     * @return the mapping, to be closed
      * @throws IllegalArgumentException if {@code channel} is not such a channel, {@code byteSize} is not positive
      *                                  or {@code offset} is negative
      * @throws java.nio.channels.NotYetConnectedException if it is not connected yet
@@ -72,12 +75,20 @@ public final class IoMapping implements AutoCloseable {
         }
     }
 
-    /** The memory the peer writes into; not to be used after {@link #close()}. */
+    /**
+     * The memory the peer writes into; not to be used after {@link #close()}.
+     *
+     * @return the memory
+     */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** Where the peer's writes address this memory's first byte. */
+    /**
+     * Where the peer's writes address this memory's first byte.
+     *
+     * @return the offset
+     */
     public long offset() {
         return offset;
     }

@@ -16,7 +16,12 @@ public final class RdmaChannels {
     private RdmaChannels() {
     }
 
-    /** Whether {@code channel} is a socket or server socket channel of {@link RdmaSelectorProvider} over RDMA. */
+    /**
+     * Whether {@code channel} is a socket or server socket channel of {@link RdmaSelectorProvider} over RDMA.
+     *
+     * @param channel any channel
+     * @return true if it runs over RDMA
+     */
     public static boolean isRdma(Channel channel) {
         if (channel instanceof SocketChannelImpl socket) {
             return socket.isRdma();
@@ -32,6 +37,7 @@ public final class RdmaChannels {
      *
      * @param channel a connected channel of {@link RdmaSelectorProvider} that runs over RDMA
      * @param source  native memory
+     * @param offset  where in the peer's mappings the first byte goes
      * @return the bytes written, from the start of {@code source}
      * @throws IllegalArgumentException if {@code channel} is not such a channel, {@code source} is not native or
      *                                  {@code offset} is negative
