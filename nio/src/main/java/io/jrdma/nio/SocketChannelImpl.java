@@ -207,6 +207,9 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                 try {
                     s = slot.prepare(local == null ? router.forConnect(isa) : slot.socket().transport(),
                             local == null ? SocketAddresses.family(isa.getAddress()) : slot.socket().family());
+                    if (s.transport().isRdma()) {
+                        ConnectService.prepare(isa.getAddress());
+                    }
                     boolean connected = s.transport().connect(s.fd(), isa);
                     slot.settle();
                     remote = isa;
