@@ -47,7 +47,7 @@ final class ConnectService {
                     Transport.RDMA.close(fd);
                 }
             } catch (IOException e) {
-                return;   // this address gives no connect under way: the real connect or listen reports why
+                // This cycle's connect failed at once, so the thread did not start: the next one may.
             }
         }
     }
