@@ -56,9 +56,14 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
             NativeSocket s = slot.prepare(transport, SocketAddresses.family(isa.getAddress()),
                     router.presets(transport));
             s.transport().bind(s.fd(), isa);
+            InetSocketAddress bound = s.transport().localAddress(s.fd());
+            if (s.transport().isRdma()) {
+                // Accepted rsockets are served by librdmacm's connection service too.
+                ConnectService.prepare(bound.getAddress());
+            }
             s.transport().listen(s.fd(), backlog < 1 ? DEFAULT_BACKLOG : backlog);
             slot.settle();
-            local = s.transport().localAddress(s.fd());
+            local = bound;
         }
         return this;
     }

@@ -210,6 +210,9 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                     Transport transport = local == null ? router.forConnect(isa) : slot.socket().transport();
                     s = slot.prepare(transport, local == null ? SocketAddresses.family(isa.getAddress())
                             : slot.socket().family(), router.presets(transport));
+                    if (s.transport().isRdma()) {
+                        ConnectService.prepare(isa.getAddress());
+                    }
                     boolean connected = s.transport().connect(s.fd(), isa);
                     slot.settle();
                     remote = isa;

@@ -119,8 +119,23 @@ final class Transport {
         if (accepted >= 0) {
             // Neither a kernel socket nor (before rdma-core 63) an rsocket inherits O_NONBLOCK from its listener.
             nonBlocking(accepted);
+            if (isRdma()) {
+                cmChannelNonBlocking(accepted);
+            }
         }
         return accepted;
+    }
+
+    /**
+     * Makes the connection manager's event channel of an accepted rsocket non-blocking, as that of a connecting one
+     * is already ({@code rfcntl} no longer reaches the channel once connected). librdmacm's connection service
+     * thread reads the events of the rsockets it serves; a read on a blocking channel that has none never returns,
+     * and with it every {@code rconnect}, {@code raccept} and {@code rclose} of the process (see
+     * {@link ConnectService}). An rsocket's descriptor is its event channel's, so the kernel's {@code fcntl}
+     * reaches it.
+     */
+    private static void cmChannelNonBlocking(int fd) throws IOException {
+        TCP.nonBlocking(fd);
     }
 
     private void nonBlocking(int fd) throws IOException {

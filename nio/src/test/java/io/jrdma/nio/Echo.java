@@ -1,6 +1,7 @@
 package io.jrdma.nio;
 
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -8,6 +9,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -145,13 +147,26 @@ final class Echo {
      */
     static void roundTripSelecting(Selector selector, List<ServerSocketChannel> servers, List<SocketChannel> clients,
                                    int total) throws IOException {
+        List<SocketAddress> targets = new ArrayList<>();
+        for (ServerSocketChannel server : servers) {
+            targets.add(server.getLocalAddress());
+        }
+        roundTripSelecting(selector, servers, targets, clients, total);
+    }
+
+    /**
+     * As {@link #roundTripSelecting(Selector, List, List, int)}, but client i connects to target i modulo their
+     * number: servers of the selector, or (with {@code servers} empty) ones served elsewhere.
+     */
+    static void roundTripSelecting(Selector selector, List<ServerSocketChannel> servers, List<SocketAddress> targets,
+                                   List<SocketChannel> clients, int total) throws IOException {
         for (ServerSocketChannel server : servers) {
             server.configureBlocking(false).register(selector, SelectionKey.OP_ACCEPT);
         }
         for (int i = 0; i < clients.size(); i++) {
             SocketChannel client = clients.get(i);
             client.configureBlocking(false);
-            boolean connected = client.connect(servers.get(i % servers.size()).getLocalAddress());
+            boolean connected = client.connect(targets.get(i % targets.size()));
             client.register(selector, connected ? SelectionKey.OP_READ | SelectionKey.OP_WRITE
                     : SelectionKey.OP_CONNECT, new Client(total));
         }

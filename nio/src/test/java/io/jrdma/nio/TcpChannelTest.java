@@ -73,6 +73,20 @@ class TcpChannelTest {
     }
 
     @Test
+    void manyConnectsAtOnceFromOneSelectorEachEcho() throws Exception {
+        try (ServerSocketChannel server = listening()) {
+            ConcurrentConnects.fromOneSelector(provider, server);
+        }
+    }
+
+    @Test
+    void manyConnectsAtOnceFromSeveralThreadsEachEcho() throws Exception {
+        try (ServerSocketChannel server = listening()) {
+            ConcurrentConnects.fromSeveralThreads(provider, server);
+        }
+    }
+
+    @Test
     void badArgumentsFailBeforeAnyNativeCall() throws IOException {
         try (SocketChannel channel = provider.openSocketChannel(); Selector selector = provider.openSelector()) {
             assertThrows(NullPointerException.class, () -> channel.connect(null));
