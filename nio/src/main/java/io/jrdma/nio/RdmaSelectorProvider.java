@@ -61,9 +61,11 @@ import java.util.Objects;
  * channel before it binds) override it for that socket; set later, they are kept but change nothing, since the
  * buffers are registered already. Smaller buffers pin less and move less per round trip.
  *
- * <p>More than three connected RDMA channels in one process need librdmacm of rdma-core 53 or later: before it,
- * librdmacm's connection service thread goes on polling an array it has freed once a fourth rsocket connects
- * ("rsockets: Fix for cm_svc_run thread"), which corrupts the heap.
+ * <p>librdmacm before rdma-core 53 hands connecting and accepted rsockets to a service thread that goes on
+ * polling an array it has freed once a fourth one comes ("rsockets: Fix for cm_svc_run thread"), which corrupts
+ * the heap or hangs every later connect. Before its first RDMA connect or listen the provider makes that array
+ * large enough for 1027 rsockets at once (256 throwaway connects, once per process); it cannot help a process that
+ * made rsockets before. rdma-core 53 or later is the fix.
  *
  * <h2>What the channels do</h2>
  * Socket and server socket channels for {@link StandardProtocolFamily#INET} and {@link StandardProtocolFamily#INET6}:
