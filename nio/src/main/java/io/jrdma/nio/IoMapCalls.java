@@ -31,7 +31,7 @@ final class IoMapCalls {
                 // librdmacm has one slot per mapping the peer's RDMA_IOMAPSIZE allows, and ENOMEM when none is free.
                 throw errno == rsocket_h.ENOMEM() ? new IOException("riomap: ENOMEM: the peer's IOMAP_SIZE allows no more "
                         + "mappings (it is 0 unless the peer set it before the connection was made)")
-                        : failure("riomap", errno);
+                        : Transport.RDMA.failure("iomap", errno);
             }
             return mapped;
         } catch (Throwable t) {
@@ -43,7 +43,7 @@ final class IoMapCalls {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Errno.allocateState(arena);
             if ((int) RIOUNMAP.invokeExact(state, fd, buffer, buffer.byteSize()) != 0) {
-                throw failure("riounmap", Errno.read(state));
+                throw Transport.RDMA.failure("iounmap", Errno.read(state));
             }
         } catch (Throwable t) {
             throw Transport.rethrown(t);
@@ -62,20 +62,9 @@ final class IoMapCalls {
                 // riowrite stops, without an error, at the first byte no mapping of the peer covers.
                 throw new IOException("riowrite: offset " + offset + " is in no buffer the peer has mapped");
             }
-            if (n < 0) {
-                int errno = Errno.read(state);
-                if (errno == rsocket_h.EAGAIN() || errno == rsocket_h.EINTR()) {
-                    return Transport.UNAVAILABLE;
-                }
-                throw failure("riowrite", errno);
-            }
-            return n;
+            return Transport.RDMA.transferred("iowrite", n, state);
         } catch (Throwable t) {
             throw Transport.rethrown(t);
         }
-    }
-
-    private static IOException failure(String call, int errno) {
-        return new IOException(call + ": " + Errno.name(errno) + " (" + Errno.describe(errno) + ")");
     }
 }

@@ -194,7 +194,8 @@ final class Transport {
         }
     }
 
-    private long transferred(String call, long n, MemorySegment state) throws IOException {
+    /** {@code n} as a byte count, {@link #UNAVAILABLE}, or the exception of this kind's {@code call} for errno. */
+    long transferred(String call, long n, MemorySegment state) throws IOException {
         if (n >= 0) {
             return n;
         }
@@ -264,7 +265,7 @@ final class Transport {
     }
 
     /** The exception {@code java.net} would throw for {@code errno}, naming this kind's C call. */
-    private IOException failure(String call, int errno) {
+    IOException failure(String call, int errno) {
         String message = prefix + call + ": " + Errno.name(errno) + " (" + Errno.describe(errno) + ")";
         if (errno == rsocket_h.ECONNREFUSED() || errno == rsocket_h.ETIMEDOUT()) {
             return new ConnectException(message);
