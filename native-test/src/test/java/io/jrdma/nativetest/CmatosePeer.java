@@ -77,11 +77,15 @@ final class CmatosePeer {
                 node.awaitReceives(count, size, deadline, (wcs, i) -> { });
             }
             for (PeerNode node : nodes) {
-                send(node, count, size, deadline);
+                node.postSends(message(node, size), count);
             }
+            // cmatose's server disconnects once it received every message, which confirms the sends, as cmatose's
+            // own client relies on: the ACK of a last send can be lost, and its retransmissions then meet a peer
+            // that is gone.
             for (PeerNode node : nodes) {
                 node.id().await(deadline.left(), CmEventType.DISCONNECTED);
                 node.id().disconnect();
+                node.awaitConfirmedSends(count, deadline);
             }
             return summary("client", connections, count, size);
         });
@@ -92,9 +96,12 @@ final class CmatosePeer {
     }
 
     private static void send(PeerNode node, int count, int size, Deadline deadline) throws Exception {
-        node.postSends(new SendWorkRequest(1).opcode(SendOpcode.SEND).signaled(true)
-                .add(node.mr(), node.sendOffset(), size), count);
+        node.postSends(message(node, size), count);
         node.awaitSends(count, deadline);
+    }
+
+    private static SendWorkRequest message(PeerNode node, int size) {
+        return new SendWorkRequest(1).opcode(SendOpcode.SEND).signaled(true).add(node.mr(), node.sendOffset(), size);
     }
 
     private static String summary(String role, int connections, int count, int size) {

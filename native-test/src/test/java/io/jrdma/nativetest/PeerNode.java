@@ -16,6 +16,8 @@ import io.jrdma.ibverbs.WorkCompletions;
 import io.jrdma.rdmacm.CmId;
 
 import java.io.IOException;
+import java.util.EnumSet;
+import java.util.Set;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -148,7 +150,7 @@ final class PeerNode implements AutoCloseable {
      * @throws AssertionError if one is of another size
      */
     void awaitReceives(int count, int bytes, Deadline deadline, CompletionCheck check) throws Exception {
-        await(recvCq, WcOpcode.RECV, count, deadline, (wcs, i) -> {
+        await(recvCq, WcOpcode.RECV, count, deadline, Set.of(), (wcs, i) -> {
             if (wcs.byteLength(i) != bytes) {
                 throw new AssertionError(id + ": a receive of " + wcs.byteLength(i) + " bytes, not " + bytes);
             }
@@ -158,20 +160,33 @@ final class PeerNode implements AutoCloseable {
 
     /** Waits for {@code count} successful send completions. */
     void awaitSends(int count, Deadline deadline) throws Exception {
-        await(sendCq, WcOpcode.SEND, count, deadline, (w, i) -> { });
+        await(sendCq, WcOpcode.SEND, count, deadline, Set.of(), (w, i) -> { });
+    }
+
+    /**
+     * Waits for {@code count} send completions after the peer confirmed by its own means that it received every
+     * message and disconnected: a send may then also have ended {@code RETRY_EXC_ERR} (its ACK was lost and its
+     * retransmissions met the disconnected peer) or {@code WR_FLUSH_ERR} (this side's disconnect flushed it).
+     */
+    void awaitConfirmedSends(int count, Deadline deadline) throws Exception {
+        await(sendCq, WcOpcode.SEND, count, deadline, EnumSet.of(WcStatus.RETRY_EXC_ERR, WcStatus.WR_FLUSH_ERR),
+                (w, i) -> { });
     }
 
     /**
      * Polls {@code cq} until {@code count} completions came, sleeping on the channel between: polled, armed and
      * polled again before each sleep, so that no completion slips between the last poll and the arming.
      */
-    private void await(CompletionQueue cq, WcOpcode opcode, int count, Deadline deadline, CompletionCheck check)
-            throws Exception {
+    private void await(CompletionQueue cq, WcOpcode opcode, int count, Deadline deadline, Set<WcStatus> tolerated,
+                       CompletionCheck check) throws Exception {
         int seen = 0;
         boolean armed = false;
         while (seen < count) {
             int n = cq.poll(wcs);
             for (int i = 0; i < n; i++, seen++) {
+                if (tolerated.contains(wcs.status(i))) {
+                    continue;
+                }
                 if (wcs.status(i) != WcStatus.SUCCESS || wcs.opcode(i) != opcode) {
                     throw new IOException(id + ": completion " + (seen + 1) + " of " + count + " is "
                             + wcs.opcode(i) + " " + wcs.status(i) + " (vendor error " + wcs.vendorError(i)
