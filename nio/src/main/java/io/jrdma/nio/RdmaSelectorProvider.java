@@ -65,7 +65,8 @@ import java.util.Objects;
  * polling an array it has freed once a fourth one comes ("rsockets: Fix for cm_svc_run thread"), which corrupts
  * the heap or hangs every later connect. Before its first RDMA connect or listen the provider makes that array
  * large enough for 1027 rsockets at once (256 throwaway connects, once per process); it cannot help a process that
- * made rsockets before. rdma-core 53 or later is the fix.
+ * made rsockets before. rdma-core 53 or later is the fix, and with it (known by librdmacm's file name) the provider
+ * makes no throwaway connects.
  *
  * <h2>What the channels do</h2>
  * Socket and server socket channels for {@link StandardProtocolFamily#INET} and {@link StandardProtocolFamily#INET6}:
