@@ -14,7 +14,8 @@ package io.jrdma.tool.perf;
  * @param warmup     untimed iterations this side ran at this size before the measured ones
  * @param retries    the device's transport retries during the measured run ({@link TransportRetries}), or -1
  * @param runStart   {@link System#nanoTime()} (CLOCK_MONOTONIC on Linux) as this side's measured run began, or 0
- * @param runEnd     ... and as it ended: a profiler recording on the same clock cuts the run out exactly
+ * @param runEnd     ... and as its last operation completed, before its statistics: a profiler recording on the same
+ *                   clock cuts the run out exactly
  */
 record PerfResult(int size, long iterations, LatencyStatistics latency, double avgMicros,
                   BandwidthStatistics bandwidth, long warmup, long retries, long runStart, long runEnd) {

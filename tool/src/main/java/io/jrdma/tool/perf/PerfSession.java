@@ -80,6 +80,8 @@ final class PerfSession implements AutoCloseable {
 
     private long remoteBase;
     private int rkey;
+    /** When the last measured run's loop ended: before its statistics, which are no part of the run for a profiler. */
+    private long loopEnd;
 
     /**
      * Creates the verbs objects on the link's device.
@@ -157,9 +159,8 @@ final class PerfSession implements AutoCloseable {
             long retriesBefore = retries.read();
             long runStart = System.nanoTime();
             PerfResult r = measure(size, options.iterations(size), options.seconds() > 0);
-            long runEnd = System.nanoTime();
             if (r != null) {   // null: a server that measures nothing itself (bandwidth, read, atomic)
-                r = r.withRun(runStart, runEnd);
+                r = r.withRun(runStart, loopEnd);
             }
             long retried = retries.since(retriesBefore);
             if (client && !test.latency()) {
@@ -232,6 +233,7 @@ final class PerfSession implements AutoCloseable {
             more = run.step();
         } while (more);
         long end = System.nanoTime();
+        loopEnd = end;
         if (!timed) {
             return PerfResult.latency(size, run.iters,
                     LatencyStatistics.ofStamps(stamps, run.iters, test.rttFactor()));
@@ -336,6 +338,7 @@ final class PerfSession implements AutoCloseable {
             done++;
         }
         long end = System.nanoTime();
+        loopEnd = end;
         if (!timed) {
             return PerfResult.latency(size, iters, LatencyStatistics.ofStamps(stamps, iters, test.rttFactor()));
         }
@@ -384,6 +387,7 @@ final class PerfSession implements AutoCloseable {
         do {
             more = run.advance();
         } while (more);
+        loopEnd = System.nanoTime();
         if (run.perMessage) {
             return PerfResult.bandwidth(size, run.posted,
                     BandwidthStatistics.of(stamps, completedAt, (int) run.posted, size));
