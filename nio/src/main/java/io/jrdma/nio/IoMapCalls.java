@@ -40,23 +40,17 @@ final class IoMapCalls {
     }
 
     static void unmap(int fd, MemorySegment buffer) throws IOException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = Errno.allocateState(arena);
-            if ((int) RIOUNMAP.invokeExact(state, fd, buffer, buffer.byteSize()) != 0) {
-                throw Transport.RDMA.failure("iounmap", Errno.read(state));
-            }
-        } catch (Throwable t) {
-            throw Transport.rethrown(t);
-        }
+        Transport.RDMA.call("iounmap", (state, arena) -> (int) RIOUNMAP.invokeExact(state, fd, buffer,
+                buffer.byteSize()));
     }
 
     /**
      * Writes {@code source} at {@code offset} of what the peer mapped; the bytes written, or
-     * {@link Transport#UNAVAILABLE} when the send queue has no room.
+     * {@link Transport#UNAVAILABLE} when the send queue has no room. {@code state} is the errno capture state of the
+     * channel's writes, reused as by its {@code writev}.
      */
-    static long write(int fd, MemorySegment source, long offset) throws IOException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = Errno.allocateState(arena);
+    static long write(int fd, MemorySegment source, long offset, MemorySegment state) throws IOException {
+        try {
             long n = (long) RIOWRITE.invokeExact(state, fd, source, source.byteSize(), offset, 0);
             if (n == 0) {
                 // riowrite stops, without an error, at the first byte no mapping of the peer covers.

@@ -41,16 +41,21 @@ final class IoVectors {
         return transfer(socket, srcs, offset, length, true);
     }
 
+    /** The errno capture state of these transfers, for other calls under the same lock (a remote write). */
+    MemorySegment errnoState() {
+        if (state == null) {
+            state = Errno.allocateState(arena);
+        }
+        return state;
+    }
+
     /** One readv or writev; the buffers' positions move past the bytes it moved. */
     private long transfer(NativeSocket socket, ByteBuffer[] from, int offset, int length, boolean out)
             throws IOException {
         int count = vector(from, offset, length, out);
         try {
-            if (state == null) {
-                state = Errno.allocateState(arena);
-            }
-            long n = out ? socket.transport().writev(socket.fd(), iov, count, state)
-                    : socket.transport().readv(socket.fd(), iov, count, state);
+            long n = out ? socket.transport().writev(socket.fd(), iov, count, errnoState())
+                    : socket.transport().readv(socket.fd(), iov, count, errnoState());
             long left = n;
             for (int i = 0; i < count && left > 0; i++) {
                 ByteBuffer b = buffers[i];

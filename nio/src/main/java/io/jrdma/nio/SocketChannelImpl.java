@@ -371,7 +371,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
 
     /** {@link RdmaChannels#write}, whose arguments are checked. */
     long writeRemote(MemorySegment source, long offset) throws IOException {
-        return write(source.byteSize() > 0, s -> IoMapCalls.write(s.fd(), source, offset));
+        return write(source.byteSize() > 0, s -> IoMapCalls.write(s.fd(), source, offset, writes.errnoState()));
     }
 
     /** A write of the output stream: the bytes written, 0 when {@code any} says there are none to write. */

@@ -240,7 +240,7 @@ final class Transport {
     }
 
     /** A call that returns an int, -1 with errno on failure; {@link #NONE} for a failure that is an answer. */
-    private interface NativeCall {
+    interface NativeCall {
         int run(MemorySegment state, Arena arena) throws Throwable;
     }
 
@@ -248,7 +248,7 @@ final class Transport {
     private static final int NONE = -2;
 
     /** Runs {@code c} with an errno capture state and an arena for its arguments; its result, or the exception. */
-    private int call(String name, NativeCall c) throws IOException {
+    int call(String name, NativeCall c) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Errno.allocateState(arena);
             int rc = c.run(state, arena);
