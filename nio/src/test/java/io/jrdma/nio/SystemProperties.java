@@ -1,10 +1,8 @@
 package io.jrdma.nio;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,15 +26,12 @@ final class SystemProperties {
      */
     static String runUnchangedApp(Class<?> app, String lastLine, String address, String... properties)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
+        List<String> options = new ArrayList<>(List.of(
                 "-Djava.nio.channels.spi.SelectorProvider=" + RdmaSelectorProvider.class.getName()));
-        command.addAll(List.of(properties));
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), app.getName(), address));
-        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(child.getInputStream().readAllBytes());
-        assertTrue(child.waitFor(120, TimeUnit.SECONDS), output);
-        assertEquals(0, child.exitValue(), output);
+        options.addAll(List.of(properties));
+        ChildJvm child = ChildJvm.run(app, 120, options, address);
+        String output = child.output();
+        assertEquals(0, child.status(), output);
         assertTrue(output.contains("provider " + RdmaSelectorProvider.class.getName()), output);
         assertTrue(output.endsWith(lastLine + "\n"), output);
         return output;
