@@ -126,38 +126,30 @@ final class PollSelector extends AbstractSelector {
 
     /** One select: {@code timeoutMillis} -1 waits until something is ready, 0 not at all. */
     private int doSelect(long timeoutMillis) throws IOException {
-        boolean mayBlock = timeoutMillis != 0;
         synchronized (selectLock) {
             ensureOpen();
             deregisterCancelled();
-            List<PollSelectionKey> polled = new ArrayList<>();
-            List<NativeSocket> sockets = new ArrayList<>();
+            // The keys as they are now: a key registered during this select counts from the next, and the array
+            // fits these.
+            PollSelectionKey[] registered = keys.toArray(PollSelectionKey[]::new);
+            List<PollSelectionKey> polled = new ArrayList<>(registered.length);
+            List<NativeSocket> sockets = new ArrayList<>(registered.length);
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment fds = pollfd.allocateArray(keys.size() + 1L, arena);
+                MemorySegment fds = pollfd.allocateArray(registered.length + 1L, arena);
                 entry(fds, 0, wakeupFd, rsocket_h.POLLIN());
-                for (PollSelectionKey key : keys) {
-                    int events = key.isValid() ? key.pollable().pollEvents(key.interest()) : 0;
-                    NativeSocket socket = key.pollable().nativeSocket();
-                    if (events != 0 && polled.size() < keys.size() && socket.acquire()) {
-                        entry(fds, polled.size() + 1, socket.fd(), events);
-                        polled.add(key);
-                        sockets.add(socket);
-                    }
-                }
-                ScheduledFuture<?> timer = timeoutMillis > 0
-                        ? TIMER.schedule(this::wakeup, timeoutMillis, TimeUnit.MILLISECONDS) : null;
                 try {
-                    if (mayBlock) {
-                        begin();
+                    for (PollSelectionKey key : registered) {
+                        int events = key.isValid() ? key.pollable().pollEvents(key.interest()) : 0;
+                        NativeSocket socket = key.pollable().nativeSocket();
+                        if (events != 0 && socket.acquire()) {
+                            // Listed at once (the list has room: no allocation can fail), so the finally gives it back.
+                            sockets.add(socket);
+                            entry(fds, polled.size() + 1, socket.fd(), events);
+                            polled.add(key);
+                        }
                     }
-                    Poller.poll(fds, polled.size() + 1, mayBlock, Errno.allocateState(arena));
+                    poll(fds, polled.size() + 1, timeoutMillis, arena);
                 } finally {
-                    if (mayBlock) {
-                        end();
-                    }
-                    if (timer != null) {
-                        timer.cancel(false);
-                    }
                     sockets.forEach(NativeSocket::release);
                 }
                 if (pollfd.revents(pollfd.asSlice(fds, 0)) != 0) {
@@ -165,6 +157,26 @@ final class PollSelector extends AbstractSelector {
                 }
                 deregisterCancelled();
                 return updateSelected(fds, polled);
+            }
+        }
+    }
+
+    /** {@code rpoll} of the first {@code count} entries of {@code fds}, for {@code timeoutMillis} as select has it. */
+    private void poll(MemorySegment fds, int count, long timeoutMillis, Arena arena) throws IOException {
+        boolean mayBlock = timeoutMillis != 0;
+        ScheduledFuture<?> timer = timeoutMillis > 0
+                ? TIMER.schedule(this::wakeup, timeoutMillis, TimeUnit.MILLISECONDS) : null;
+        try {
+            if (mayBlock) {
+                begin();
+            }
+            Poller.poll(fds, count, mayBlock, Errno.allocateState(arena));
+        } finally {
+            if (mayBlock) {
+                end();
+            }
+            if (timer != null) {
+                timer.cancel(false);
             }
         }
     }
