@@ -1,6 +1,7 @@
 package io.jrdma.nio;
 
 import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -43,6 +44,37 @@ final class NativeSocket {
         }
         users++;
         return true;
+    }
+
+    /**
+     * Takes a use of the socket, as {@link #acquire} does, to be followed by {@link #release}.
+     *
+     * @throws ClosedChannelException if the socket is closed already
+     */
+    void acquireOpen() throws ClosedChannelException {
+        if (!acquire()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    /** A call on the socket's descriptor. */
+    interface Call<T> {
+        T run(Transport transport, int fd) throws IOException;
+    }
+
+    /**
+     * Runs {@code call} with a use of the socket taken ({@link #acquire}), so that a concurrent {@link #close} leaves
+     * the descriptor open until it returns.
+     *
+     * @throws ClosedChannelException if the socket is closed already
+     */
+    <T> T use(Call<T> call) throws IOException {
+        acquireOpen();
+        try {
+            return call.run(transport, fd);
+        } finally {
+            release();
+        }
     }
 
     /** Gives a use back; the last one after {@link #close} closes the descriptor. */

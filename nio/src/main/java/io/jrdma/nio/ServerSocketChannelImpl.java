@@ -55,15 +55,18 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
             Transport transport = router.forBind(isa);
             NativeSocket s = slot.prepare(transport, SocketAddresses.family(isa.getAddress()),
                     router.presets(transport));
-            s.transport().bind(s.fd(), isa);
-            InetSocketAddress bound = s.transport().localAddress(s.fd());
-            if (s.transport().isRdma()) {
-                // Accepted rsockets are served by librdmacm's connection service too.
-                ConnectService.prepare(bound.getAddress());
-            }
-            s.transport().listen(s.fd(), backlog < 1 ? DEFAULT_BACKLOG : backlog);
+            InetSocketAddress listening = s.use((t, fd) -> {
+                t.bind(fd, isa);
+                InetSocketAddress bound = t.localAddress(fd);
+                if (t.isRdma()) {
+                    // Accepted rsockets are served by librdmacm's connection service too.
+                    ConnectService.prepare(bound.getAddress());
+                }
+                t.listen(fd, backlog < 1 ? DEFAULT_BACKLOG : backlog);
+                return bound;
+            });
             slot.settle();
-            local = bound;
+            local = listening;
         }
         return this;
     }
@@ -113,9 +116,7 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
                 throw new NotYetBoundException();
             }
             NativeSocket s = slot.socket();
-            if (!s.acquire()) {
-                throw new ClosedChannelException();
-            }
+            s.acquireOpen();
             int fd = -1;
             boolean blocking = isBlocking();
             try {

@@ -90,9 +90,12 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                 Transport transport = router.forBind(isa);
                 NativeSocket s = slot.prepare(transport, SocketAddresses.family(isa.getAddress()),
                         router.presets(transport));
-                s.transport().bind(s.fd(), isa);
+                InetSocketAddress bound = s.use((t, fd) -> {
+                    t.bind(fd, isa);
+                    return t.localAddress(fd);
+                });
                 slot.settle();
-                local = s.transport().localAddress(s.fd());
+                local = bound;
             }
             return this;
         } finally {
@@ -138,8 +141,10 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         ensureOpen();
         ensureConnected();
         if (!done) {
-            NativeSocket s = slot.socket();
-            s.transport().shutdown(s.fd(), how);
+            slot.socket().use((t, fd) -> {
+                t.shutdown(fd, how);
+                return null;
+            });
         }
         return true;
     }
@@ -213,13 +218,18 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                     if (s.transport().isRdma()) {
                         ConnectService.prepare(isa.getAddress());
                     }
-                    boolean connected = s.transport().connect(s.fd(), isa);
-                    slot.settle();
-                    remote = isa;
-                    state = State.PENDING;
-                    if (connected) {
-                        connected(s);
-                        return true;
+                    s.acquireOpen();
+                    try {
+                        boolean connected = s.transport().connect(s.fd(), isa);
+                        slot.settle();
+                        remote = isa;
+                        state = State.PENDING;
+                        if (connected) {
+                            connected(s);
+                            return true;
+                        }
+                    } finally {
+                        s.release();
                     }
                 } catch (IOException e) {
                     close();
@@ -252,9 +262,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             if (isBlocking()) {
                 return awaitConnection(s);
             }
-            if (!s.acquire()) {
-                throw new ClosedChannelException();
-            }
+            s.acquireOpen();
             try {
                 return checkConnected(s, Poller.ready(s.fd(), rsocket_h.POLLOUT()));
             } finally {
@@ -268,9 +276,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
 
     /** Waits, in blocking mode, until the connection under way is made or fails. */
     private boolean awaitConnection(NativeSocket s) throws IOException {
-        if (!s.acquire()) {
-            throw new ClosedChannelException();
-        }
+        s.acquireOpen();
         boolean done = false;
         boolean failed = false;
         try {
@@ -289,7 +295,10 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         return done;
     }
 
-    /** After a poll for the connection under way: true if it is made, an exception (and closed) if it failed. */
+    /**
+     * After a poll for the connection under way: true if it is made, an exception (and closed) if it failed. The
+     * caller holds a use of {@code s}.
+     */
     private boolean checkConnected(NativeSocket s, int revents) throws IOException {
         if (revents == 0) {
             return false;
@@ -305,6 +314,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         return true;
     }
 
+    /** The connection is made; the caller holds a use of {@code s}. */
     private void connected(NativeSocket s) throws IOException {
         local = s.transport().localAddress(s.fd());
         state = State.CONNECTED;
@@ -398,9 +408,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         ensureOpen();
         ensureConnected();
         NativeSocket s = slot.socket();
-        if (!s.acquire()) {
-            throw new ClosedChannelException();
-        }
+        s.acquireOpen();
         return s;
     }
 
@@ -410,9 +418,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
      */
     private long transfer(int events, Transfer transfer) throws IOException {
         NativeSocket s = slot.socket();
-        if (!s.acquire()) {
-            throw new ClosedChannelException();
-        }
+        s.acquireOpen();
         long n = Transport.UNAVAILABLE;
         boolean blocking = isBlocking();
         try {

@@ -51,6 +51,8 @@ final class SocketSlot {
      */
     synchronized NativeSocket prepare(Transport transport, int family, Map<SocketOption<?>, Object> presets)
             throws IOException {
+        // A replacement made after close would be open for ever: nothing closes the slot again.
+        ensureOpen();
         NativeSocket current = socket;
         if (settled || (current.transport() == transport && current.family() == family)) {
             return current;
@@ -94,6 +96,7 @@ final class SocketSlot {
                 s.transport().getInt(s.fd(), Options.level(option), Options.name(option))));
     }
 
+    /** Only under the slot's lock, which keeps {@link #close} out: the descriptor stays open for the call. */
     private static void apply(NativeSocket s, SocketOption<?> option, Object value) throws IOException {
         if (Options.rdmaOnly(option) && !s.transport().isRdma()) {
             return;   // kept in options: it is set if the first bind or connect makes the socket an rsocket
