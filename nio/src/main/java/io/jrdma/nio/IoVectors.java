@@ -10,9 +10,16 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * Scatter/gather between {@link ByteBuffer}s and a socket with one {@code readv}/{@code writev}. A direct buffer's
- * memory goes to C as it is; a heap buffer's bytes go through a native scratch area (they may move), which bounds
- * how much of the heap buffers one call moves.
+ * Scatter/gather between {@link ByteBuffer}s and a socket with one call. A direct buffer's memory goes to C as it
+ * is; a heap buffer's bytes go through a native scratch area (they may move), which bounds how much of the heap
+ * buffers one call moves.
+ *
+ * <p>A direct buffer may be a view of a memory segment ({@link MemorySegment#asByteBuffer}), whose arena can be
+ * closed. One buffer goes to {@code recv}/{@code send} as a segment argument, which holds its arena open for the
+ * call, as the JDK's channels do. Several go to {@code readv}/{@code writev} as raw addresses in iovecs, which
+ * hold nothing: each is checked alive and accessible from this thread before the call, so that no call ever
+ * touches the memory of an arena closed before it; an arena that another thread closes during the call is not
+ * held (the public API has no way to).
  */
 final class IoVectors {
     /** The most iovecs one call passes (Linux's {@code IOV_MAX}). */
@@ -30,6 +37,8 @@ final class IoVectors {
     private MemorySegment iov;
     private ByteBuffer[] buffers = new ByteBuffer[0];
     private MemorySegment[] segments = new MemorySegment[0];
+    /** How many entries the current call filled. */
+    private int count;
 
     /** Reads into {@code dsts[offset..offset+length)}; the bytes read (0 at end of stream) or {@link Transport#UNAVAILABLE}. */
     long read(NativeSocket socket, ByteBuffer[] dsts, int offset, int length) throws IOException {
@@ -49,12 +58,13 @@ final class IoVectors {
         return state;
     }
 
-    /** One readv or writev; the buffers' positions move past the bytes it moved. */
+    /** One call; the buffers' positions move past the bytes it moved. */
     private long transfer(NativeSocket socket, ByteBuffer[] from, int offset, int length, boolean out)
             throws IOException {
-        int count = vector(from, offset, length, out);
         try {
-            long n = out ? socket.transport().writev(socket.fd(), iov, count, errnoState())
+            vector(from, offset, length, out);
+            long n = count == 1 ? single(socket, segments[0], out) : out
+                    ? socket.transport().writev(socket.fd(), iov, count, errnoState())
                     : socket.transport().readv(socket.fd(), iov, count, errnoState());
             long left = n;
             for (int i = 0; i < count && left > 0; i++) {
@@ -68,24 +78,30 @@ final class IoVectors {
             }
             return n;
         } finally {
-            // The caller's buffers are not kept past the call.
+            // The caller's buffers are not kept past the call, nor past a buffer the vector refused.
             Arrays.fill(buffers, 0, count, null);
             Arrays.fill(segments, 0, count, null);
+            count = 0;
         }
+    }
+
+    /** One {@code send} or {@code recv} of {@code segment}, which the call holds. */
+    private long single(NativeSocket socket, MemorySegment segment, boolean out) throws IOException {
+        return out ? socket.transport().send(socket.fd(), segment, errnoState())
+                : socket.transport().recv(socket.fd(), segment, errnoState());
     }
 
     /**
      * Fills the iovecs for the buffers' remaining bytes, heap buffers' bytes copied to the scratch area if
-     * {@code out}; returns how many it filled.
+     * {@code out}, and {@link #count} with how many it filled.
      */
-    private int vector(ByteBuffer[] from, int offset, int length, boolean out) {
+    private void vector(ByteBuffer[] from, int offset, int length, boolean out) {
         int max = Math.max(Math.min(length, MAX_IOV), 1);
         if (buffers.length < max) {
             iov = iovec.allocateArray(max, arena);
             buffers = new ByteBuffer[max];
             segments = new MemorySegment[max];
         }
-        int count = 0;
         long scratchUsed = 0;
         for (int i = offset; i < offset + length && count < max; i++) {
             ByteBuffer b = from[i];
@@ -94,7 +110,7 @@ final class IoVectors {
             }
             MemorySegment segment;
             if (b.isDirect()) {
-                segment = MemorySegment.ofBuffer(b);
+                segment = usable(MemorySegment.ofBuffer(b));
             } else {
                 long room = SCRATCH - scratchUsed;
                 if (room == 0) {
@@ -113,7 +129,20 @@ final class IoVectors {
             segments[count] = segment;
             count++;
         }
-        return count;
+    }
+
+    /**
+     * {@code segment}, if C may use its memory now: an iovec carries only the address, so the checks a segment
+     * argument gets from the linker are made here, with the same exceptions.
+     */
+    private static MemorySegment usable(MemorySegment segment) {
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("Already closed: the memory of a buffer");
+        }
+        if (!segment.isAccessibleBy(Thread.currentThread())) {
+            throw new WrongThreadException("A buffer's memory is confined to another thread");
+        }
+        return segment;
     }
 
     private MemorySegment scratch() {

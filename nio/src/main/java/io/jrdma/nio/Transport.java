@@ -27,7 +27,7 @@ final class Transport {
         rsocket_h.raccept$address(), rsocket_h.rconnect$address(), rsocket_h.rshutdown$address(),
         rsocket_h.rclose$address(), rsocket_h.rreadv$address(), rsocket_h.rwritev$address(),
         rsocket_h.rgetsockname$address(), rsocket_h.rgetpeername$address(), rsocket_h.rsetsockopt$address(),
-        rsocket_h.rgetsockopt$address()});
+        rsocket_h.rgetsockopt$address(), rsocket_h.rrecv$address(), rsocket_h.rsend$address()});
     /** The kernel's TCP sockets. */
     static final Transport TCP = new Transport("tcp", "", rsocket_h.fcntl.makeInvoker().handle(),
             rsocket_h.fcntl.makeInvoker(rsocket_h.C_INT).handle(), new MemorySegment[] {
@@ -35,9 +35,9 @@ final class Transport {
         rsocket_h.accept$address(), rsocket_h.connect$address(), rsocket_h.shutdown$address(),
         rsocket_h.close$address(), rsocket_h.readv$address(), rsocket_h.writev$address(),
         rsocket_h.getsockname$address(), rsocket_h.getpeername$address(), rsocket_h.setsockopt$address(),
-        rsocket_h.getsockopt$address()});
+        rsocket_h.getsockopt$address(), rsocket_h.recv$address(), rsocket_h.send$address()});
 
-    /** What {@link #readv} and {@link #writev} return when the socket has nothing to give or no room. */
+    /** What the reads and writes return when the socket has nothing to give or no room. */
     static final long UNAVAILABLE = -2;
 
     private final String name;
@@ -55,6 +55,8 @@ final class Transport {
     private final MethodHandle getpeername;
     private final MethodHandle setsockopt;
     private final MethodHandle getsockopt;
+    private final MethodHandle recv;
+    private final MethodHandle send;
     /** {@code fcntl(fd, F_GETFL)} and {@code fcntl(fd, F_SETFL, flags)}: variadic, so their own handles. */
     private final MethodHandle getFlags;
     private final MethodHandle setFlags;
@@ -79,6 +81,8 @@ final class Transport {
         getpeername = Errno.capturing(calls[10], rsocket_h.getpeername$descriptor());
         setsockopt = Errno.capturing(calls[11], rsocket_h.setsockopt$descriptor());
         getsockopt = Errno.capturing(calls[12], rsocket_h.getsockopt$descriptor());
+        recv = Errno.capturing(calls[13], rsocket_h.recv$descriptor());
+        send = Errno.capturing(calls[14], rsocket_h.send$descriptor());
     }
 
     /** Whether this is {@link #RDMA}. */
@@ -189,6 +193,28 @@ final class Transport {
     long writev(int fd, MemorySegment iov, int count, MemorySegment state) throws IOException {
         try {
             return transferred("writev", (long) writev.invokeExact(state, fd, iov, count), state);
+        } catch (Throwable t) {
+            throw rethrown(t);
+        }
+    }
+
+    /**
+     * Reads into {@code buffer}; the bytes read (0 at end of stream), or {@link #UNAVAILABLE}. The buffer is an
+     * argument of the call, so its memory is checked alive and accessible from this thread before the call and kept
+     * from being freed until it returns.
+     */
+    long recv(int fd, MemorySegment buffer, MemorySegment state) throws IOException {
+        try {
+            return transferred("recv", (long) recv.invokeExact(state, fd, buffer, buffer.byteSize(), 0), state);
+        } catch (Throwable t) {
+            throw rethrown(t);
+        }
+    }
+
+    /** Writes from {@code buffer}, held for the call as by {@link #recv}; the bytes written, or {@link #UNAVAILABLE}. */
+    long send(int fd, MemorySegment buffer, MemorySegment state) throws IOException {
+        try {
+            return transferred("send", (long) send.invokeExact(state, fd, buffer, buffer.byteSize(), 0), state);
         } catch (Throwable t) {
             throw rethrown(t);
         }
