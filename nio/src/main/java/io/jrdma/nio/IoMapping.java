@@ -59,17 +59,21 @@ public final class IoMapping implements AutoCloseable {
             throw new IllegalArgumentException("offset cannot be negative: " + offset);
         }
         NativeSocket socket = rdma.acquireConnected();
-        Arena arena = Arena.ofShared();
         try {
-            MemorySegment segment = arena.allocate(byteSize, 64);
-            IoMapping mapping = new IoMapping(socket, arena, segment, IoMapCalls.map(socket.fd(), segment, offset));
-            // rclose loops for ever over a mapping left mapped (rdma-core 44 to 64 at least: rs_free takes the
-            // socket out of its table, then unmaps with riounmap, which no longer finds it): the socket unmaps first.
-            socket.beforeClose(mapping.unmapBeforeSocketCloses);
-            return mapping;
-        } catch (IOException | RuntimeException e) {
-            arena.close();
-            throw e;
+            Arena arena = Arena.ofShared();
+            try {
+                MemorySegment segment = arena.allocate(byteSize, 64);
+                IoMapping mapping = new IoMapping(socket, arena, segment,
+                        IoMapCalls.map(socket.fd(), segment, offset));
+                // rclose loops for ever over a mapping left mapped (rdma-core 44 to 64 at least: rs_free takes the
+                // socket out of its table, then unmaps with riounmap, which no longer finds it): the socket unmaps
+                // first.
+                socket.beforeClose(mapping.unmapBeforeSocketCloses);
+                return mapping;
+            } catch (IOException | RuntimeException e) {
+                arena.close();
+                throw e;
+            }
         } finally {
             socket.release();
         }
