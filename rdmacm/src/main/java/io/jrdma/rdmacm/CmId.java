@@ -187,9 +187,8 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void bind(InetSocketAddress local) throws RdmaException {
-        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
-            Cm.check("rdma_bind_addr", BIND, "binding " + local, id, Sockaddrs.of(local, arena));
+            call("rdma_bind_addr", BIND, "binding " + local, id, Sockaddrs.of(local, arena));
         }
     }
 
@@ -207,10 +206,9 @@ public final class CmId implements AutoCloseable {
      */
     public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, Duration timeout)
             throws RdmaException {
-        guard.checkOpen();
         int ms = millis(timeout);
         try (Arena arena = Arena.ofConfined()) {
-            Cm.check("rdma_resolve_addr", RESOLVE_ADDR, "resolving " + destination, id, Sockaddrs.of(source, arena),
+            call("rdma_resolve_addr", RESOLVE_ADDR, "resolving " + destination, id, Sockaddrs.of(source, arena),
                     Sockaddrs.of(destination, arena), ms);
         }
     }
@@ -226,8 +224,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void resolveRoute(Duration timeout) throws RdmaException {
-        guard.checkOpen();
-        Cm.check("rdma_resolve_route", RESOLVE_ROUTE, null, id, millis(timeout));
+        call("rdma_resolve_route", RESOLVE_ROUTE, null, id, millis(timeout));
     }
 
     /**
@@ -258,11 +255,10 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void listen(int backlog) throws RdmaException {
-        guard.checkOpen();
         if (backlog < 0) {
             throw new IllegalArgumentException("backlog must be >= 0, not " + backlog);
         }
-        Cm.check("rdma_listen", LISTEN, null, id, backlog);
+        call("rdma_listen", LISTEN, null, id, backlog);
     }
 
     /**
@@ -279,7 +275,6 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void connect(ConnectionParameters parameters) throws RdmaException {
-        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment offer = parameters.toNative(arena, portSpace == PortSpace.UDP
                     ? ConnectionParameters.MAX_UD_REQUEST_DATA : ConnectionParameters.MAX_CONNECT_DATA,
@@ -287,7 +282,7 @@ public final class CmId implements AutoCloseable {
             if (portSpace != PortSpace.UDP) {
                 requireQueuePairNamed(parameters, "connect");
             }
-            Cm.check("rdma_connect", CONNECT, "connecting " + this, id, offer);
+            call("rdma_connect", CONNECT, "connecting " + this, id, offer);
         }
     }
 
@@ -304,11 +299,10 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void accept(ConnectionParameters parameters) throws RdmaException {
-        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment offer = parameters.toNative(arena, ConnectionParameters.MAX_ACCEPT_DATA, "an accept");
             requireQueuePairNamed(parameters, "accept");
-            Cm.check("rdma_accept", ACCEPT, "accepting " + this, id, offer);
+            call("rdma_accept", ACCEPT, "accepting " + this, id, offer);
         }
     }
 
@@ -326,7 +320,7 @@ public final class CmId implements AutoCloseable {
      */
     public void establish() throws RdmaException {
         requireOwnQueuePair("establish");
-        Cm.check("rdma_establish", ESTABLISH, "establishing " + this, id);
+        call("rdma_establish", ESTABLISH, "establishing " + this, id);
     }
 
     /**
@@ -356,12 +350,11 @@ public final class CmId implements AutoCloseable {
             throw new IllegalArgumentException("the connection manager gives attributes for INIT, RTR and RTS, not "
                     + target);
         }
-        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = ibv_qp_attr.allocate(arena);
             ibv_qp_attr.qp_state(attr, target.value());
             MemorySegment mask = arena.allocate(ValueLayout.JAVA_INT);
-            Cm.check("rdma_init_qp_attr", INIT_QP_ATTR, "for " + target + " on " + this, id, attr, mask);
+            call("rdma_init_qp_attr", INIT_QP_ATTR, "for " + target + " on " + this, id, attr, mask);
             return VerbsBridge.hooks().qpAttributes(attr, mask.get(ValueLayout.JAVA_INT, 0));
         }
     }
@@ -388,7 +381,7 @@ public final class CmId implements AutoCloseable {
             MemorySegment offer = ibv_ece.allocate(arena);
             ibv_ece.vendor_id(offer, ece.vendorId());
             ibv_ece.options(offer, ece.options());
-            Cm.check("rdma_set_local_ece", SET_LOCAL_ECE, null, id, offer);
+            call("rdma_set_local_ece", SET_LOCAL_ECE, null, id, offer);
         }
     }
 
@@ -406,7 +399,7 @@ public final class CmId implements AutoCloseable {
         requireOwnQueuePair("read the remote ECE of");
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment offer = ibv_ece.allocate(arena);
-            Cm.check("rdma_get_remote_ece", GET_REMOTE_ECE, null, id, offer);
+            call("rdma_get_remote_ece", GET_REMOTE_ECE, null, id, offer);
             return new Ece(ibv_ece.vendor_id(offer), ibv_ece.options(offer));
         }
     }
@@ -438,14 +431,13 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void reject(byte[] privateData) throws RdmaException {
-        guard.checkOpen();
         byte[] data = privateData == null ? new byte[0] : privateData;
         if (data.length > ConnectionParameters.MAX_REJECT_DATA) {
             throw new IllegalArgumentException("a reject carries at most " + ConnectionParameters.MAX_REJECT_DATA
                     + " bytes of private data, not " + data.length);
         }
         try (Arena arena = Arena.ofConfined()) {
-            Cm.check("rdma_reject", REJECT, "rejecting " + this, id,
+            call("rdma_reject", REJECT, "rejecting " + this, id,
                     data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, data),
                     (byte) data.length);
         }
@@ -460,8 +452,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void disconnect() throws RdmaException {
-        guard.checkOpen();
-        Cm.check("rdma_disconnect", DISCONNECT, "disconnecting " + this, id);
+        call("rdma_disconnect", DISCONNECT, "disconnecting " + this, id);
     }
 
     /**
@@ -474,8 +465,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void notify(AsyncEventType event) throws RdmaException {
-        guard.checkOpen();
-        Cm.check("rdma_notify", NOTIFY, null, id, event.value());
+        call("rdma_notify", NOTIFY, null, id, event.value());
     }
 
     /**
@@ -486,14 +476,22 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id or {@code to} is closed
      */
     public void migrate(EventChannel to) throws RdmaException {
-        guard.checkOpen();
-        EventChannel from = channel;
-        if (to == from) {
-            return;
-        }
-        Cm.check("rdma_migrate_id", MIGRATE, null, id, to.segment());
-        guard.replaceParent(from.guard, to.guard);
-        channel = to;
+        within(() -> {
+            EventChannel from = channel;
+            if (to == from) {
+                return null;
+            }
+            // A child of to first, so that to cannot close under the call; back to from if the call fails.
+            guard.replaceParent(from.guard, to.guard);
+            try {
+                Cm.check("rdma_migrate_id", MIGRATE, null, id, to.segment());
+            } catch (RdmaException | RuntimeException e) {
+                guard.replaceParent(to.guard, from.guard);
+                throw e;
+            }
+            channel = to;
+            return null;
+        });
     }
 
     /**
@@ -506,9 +504,8 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void joinMulticast(InetSocketAddress group) throws RdmaException {
-        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
-            Cm.check("rdma_join_multicast", JOIN, "joining " + group, id, Sockaddrs.of(group, arena),
+            call("rdma_join_multicast", JOIN, "joining " + group, id, Sockaddrs.of(group, arena),
                     MemorySegment.NULL);
         }
     }
@@ -521,9 +518,8 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public void leaveMulticast(InetSocketAddress group) throws RdmaException {
-        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
-            Cm.check("rdma_leave_multicast", LEAVE, "leaving " + group, id, Sockaddrs.of(group, arena));
+            call("rdma_leave_multicast", LEAVE, "leaving " + group, id, Sockaddrs.of(group, arena));
         }
     }
 
@@ -585,25 +581,31 @@ public final class CmId implements AutoCloseable {
 
     /**
      * The paths of this id's resolved route ({@code route.path_rec}), the primary first: after
-     * {@link CmEventType#ROUTE_RESOLVED} (or {@link #setPath}), and on an id that came with a connect request.
+     * {@link CmEventType#ROUTE_RESOLVED} (or {@link #setPath}), and on an id that came with a connect request. On such
+     * an id the paths are the ones the peer's request named: one whose MTU code is none of the verbs' MTUs (a malformed
+     * request) is left out.
      *
      * @return the paths; empty while the route is not resolved
      * @throws IllegalStateException if the id is closed
      */
     public List<PathRecord> paths() {
-        guard.checkOpen();
-        MemorySegment route = rdma_cm_id.route(id);
-        int n = rdma_route.num_paths(route);
-        MemorySegment records = rdma_route.path_rec(route);
-        if (n <= 0 || records.equals(MemorySegment.NULL)) {
-            return List.of();
-        }
-        records = records.reinterpret(ibv_sa_path_rec.sizeof() * n);
-        List<PathRecord> paths = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            paths.add(PathRecord.read(ibv_sa_path_rec.asSlice(records, i)));
-        }
-        return List.copyOf(paths);
+        return within(() -> {
+            MemorySegment route = rdma_cm_id.route(id);
+            int n = rdma_route.num_paths(route);
+            MemorySegment records = rdma_route.path_rec(route);
+            if (n <= 0 || records.equals(MemorySegment.NULL)) {
+                return List.of();
+            }
+            records = records.reinterpret(ibv_sa_path_rec.sizeof() * n);
+            List<PathRecord> paths = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                PathRecord path = PathRecord.read(ibv_sa_path_rec.asSlice(records, i));
+                if (path != null) {
+                    paths.add(path);
+                }
+            }
+            return List.copyOf(paths);
+        });
     }
 
     /**
@@ -619,17 +621,15 @@ public final class CmId implements AutoCloseable {
      */
     public void setPath(PathRecord path) throws RdmaException {
         Objects.requireNonNull(path, "path");
-        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment data = ibv_path_data.allocate(arena);
             path.writeTo(data);
-            Cm.check("rdma_set_option", SET_OPTION, "setting the path of " + this, id, rdma_cma_h.RDMA_OPTION_IB(),
+            call("rdma_set_option", SET_OPTION, "setting the path of " + this, id, rdma_cma_h.RDMA_OPTION_IB(),
                     rdma_cma_h.RDMA_OPTION_IB_PATH(), data, ibv_path_data.sizeof());
         }
     }
 
     private void setOption(int name, int value, int size) throws RdmaException {
-        guard.checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment v = arena.allocate(4);
             if (size == 1) {
@@ -637,7 +637,7 @@ public final class CmId implements AutoCloseable {
             } else {
                 v.set(ValueLayout.JAVA_INT, 0, value);
             }
-            Cm.check("rdma_set_option", SET_OPTION, null, id, rdma_cma_h.RDMA_OPTION_ID(), name, v, (long) size);
+            call("rdma_set_option", SET_OPTION, null, id, rdma_cma_h.RDMA_OPTION_ID(), name, v, (long) size);
         }
     }
 
@@ -651,7 +651,7 @@ public final class CmId implements AutoCloseable {
      * @throws RdmaException    if reading the channel fails
      * @throws InterruptedException if the waiting thread is interrupted
      * @throws IllegalArgumentException if no type is given
-     * @throws IllegalStateException    if the id or its channel is closed
+     * @throws IllegalStateException    if the id or its channel is closed, also while waiting
      */
     public CmEvent await(Duration timeout, CmEventType... expected) throws RdmaException, InterruptedException {
         if (expected.length == 0) {
@@ -742,8 +742,7 @@ public final class CmId implements AutoCloseable {
      *                               connect request)
      */
     public Context context() {
-        guard.checkOpen();
-        MemorySegment verbs = rdma_cm_id.verbs(id);
+        MemorySegment verbs = within(() -> rdma_cm_id.verbs(id));
         if (verbs.equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " is not bound to a device yet: bind it to a local RDMA address or "
                     + "resolve an address first");
@@ -758,8 +757,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public int portNumber() {
-        guard.checkOpen();
-        return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
+        return within(() -> Byte.toUnsignedInt(rdma_cm_id.port_num(id)));
     }
 
     /**
@@ -787,8 +785,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public InetSocketAddress localAddress() {
-        guard.checkOpen();
-        return Sockaddrs.read(rdma_addr.src_storage(rdma_route.addr(rdma_cm_id.route(id))));
+        return within(() -> Sockaddrs.read(rdma_addr.src_storage(rdma_route.addr(rdma_cm_id.route(id)))));
     }
 
     /**
@@ -798,8 +795,37 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed
      */
     public InetSocketAddress peerAddress() {
-        guard.checkOpen();
-        return Sockaddrs.read(rdma_addr.dst_storage(rdma_route.addr(rdma_cm_id.route(id))));
+        return within(() -> Sockaddrs.read(rdma_addr.dst_storage(rdma_route.addr(rdma_cm_id.route(id)))));
+    }
+
+    /** Calls {@code handle} as {@link Cm#check} does, {@link #within} a use of the id. */
+    private void call(String function, MethodHandle handle, String detail, Object... args) throws RdmaException {
+        within(() -> {
+            Cm.check(function, handle, detail, args);
+            return null;
+        });
+    }
+
+    /**
+     * Runs {@code use} of the native id counted in as a call on it, so that a concurrent {@link #close()} waits for it
+     * instead of freeing the id under it, and a call after close is refused before it touches the id. Never around a
+     * wait that may last: {@link #await} waits on the event channel without counting itself in.
+     *
+     * @throws IllegalStateException if the id is closed, or being closed
+     */
+    private <T, E extends Exception> T within(Use<T, E> use) throws E {
+        guard.enter();
+        try {
+            return use.run();
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** A use of the native id; see {@link #within}. */
+    @FunctionalInterface
+    private interface Use<T, E extends Exception> {
+        T run() throws E;
     }
 
     private static int millis(Duration timeout) {

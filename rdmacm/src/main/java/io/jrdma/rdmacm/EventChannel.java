@@ -150,6 +150,10 @@ public final class EventChannel implements AutoCloseable {
     CmEvent next(CmId id, Duration timeout) throws RdmaException, InterruptedException {
         long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
         while (true) {
+            // No event comes for a closed id: its waiter would wait out its timeout, or forever.
+            if (id != null && id.isClosed()) {
+                throw new IllegalStateException(id + " was closed while a thread waited for its events");
+            }
             if (!reading.tryLock(TURN.toMillis(), TimeUnit.MILLISECONDS)) {
                 if (System.nanoTime() - deadline >= 0) {
                     return null;

@@ -41,7 +41,9 @@
  * are kept for their waiters. Either {@link io.jrdma.rdmacm.EventChannel#poll} a channel or give it an
  * {@link io.jrdma.rdmacm.EventChannel#startEventLoop event loop}, not both. Waits poll the channel's descriptor with
  * a timeout: they are interruptible and suit virtual threads, and closing the channel ends them with
- * {@link java.lang.IllegalStateException}.
+ * {@link java.lang.IllegalStateException}, as closing an id ends the waits for its events. Closing an id while other
+ * threads call it waits for those calls to return (none of them blocks), then refuses later ones with
+ * {@link java.lang.IllegalStateException}: a close never frees an id under a call.
  *
  * <h2>Errors</h2>
  *
