@@ -19,7 +19,8 @@ import java.lang.foreign.ValueLayout;
  * @param rnrRetryCount      retries when the peer has no receive posted (0-7, 7 = forever)
  * @param srq                whether this side's queue pair receives through a shared receive queue
  * @param qpNumber           the queue pair number, only when the QP was not created through the id
- * @param privateData        bytes for the peer's application, bounded by the CM message (see {@link #MAX_CONNECT_DATA})
+ * @param privateData        bytes for the peer's application, bounded by the CM message (see {@link #MAX_CONNECT_DATA});
+ *                           received ones hold all the peer sent, up to {@link #MAX_PRIVATE_DATA}
  */
 @SuppressWarnings("restricted")
 public record ConnectionParameters(int responderResources, int initiatorDepth, int flowControl, int retryCount,
@@ -32,12 +33,19 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
     public static final int MAX_REJECT_DATA = 148;
     /** Private data bytes a UD (SIDR) request carries on the UDP port space. */
     public static final int MAX_UD_REQUEST_DATA = 180;
+    /**
+     * Private data bytes any connection-manager event can carry, its length being one byte: what an iWARP peer may
+     * send with its connect request or accept (InfiniBand and RoCE messages carry at most {@link #MAX_ACCEPT_DATA}).
+     */
+    public static final int MAX_PRIVATE_DATA = 255;
 
     /**
-     * Checks the ranges and copies the private data ({@code null} means none).
+     * Checks the ranges and copies the private data ({@code null} means none). The private data is bounded by what
+     * an event can carry, so that parameters received from any peer can be held; each call that sends them checks
+     * the bound of its own message.
      *
      * @throws IllegalArgumentException if a value is out of the ranges above, or the private data is longer than
-     *     {@link #MAX_ACCEPT_DATA}
+     *     {@link #MAX_PRIVATE_DATA}
      */
     public ConnectionParameters {
         byte8("responderResources", responderResources);
@@ -49,9 +57,9 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
             throw new IllegalArgumentException("qpNumber is 24 bits: " + qpNumber);
         }
         privateData = privateData == null ? new byte[0] : privateData.clone();
-        if (privateData.length > MAX_ACCEPT_DATA) {
+        if (privateData.length > MAX_PRIVATE_DATA) {
             throw new IllegalArgumentException("private data of " + privateData.length + " bytes; the CM carries at "
-                    + "most " + MAX_ACCEPT_DATA);
+                    + "most " + MAX_PRIVATE_DATA);
         }
     }
 
@@ -130,7 +138,7 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
      *
      * @param privateData the bytes, or {@code null} for none
      * @return the new parameters
-     * @throws IllegalArgumentException if longer than {@link #MAX_ACCEPT_DATA}
+     * @throws IllegalArgumentException if longer than {@link #MAX_PRIVATE_DATA}
      */
     public ConnectionParameters withPrivateData(byte[] privateData) {
         return new ConnectionParameters(responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
@@ -168,7 +176,7 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
         return p;
     }
 
-    /** What a connection event carried. */
+    /** What a connection event carried; every length its one-byte field can give is held. */
     static ConnectionParameters fromNative(MemorySegment p) {
         return new ConnectionParameters(Byte.toUnsignedInt(rdma_conn_param.responder_resources(p)),
                 Byte.toUnsignedInt(rdma_conn_param.initiator_depth(p)), rdma_conn_param.flow_control(p) & 1,

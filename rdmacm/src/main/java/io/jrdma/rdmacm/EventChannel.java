@@ -224,15 +224,16 @@ public final class EventChannel implements AutoCloseable {
         MemorySegment idPtr = rdma_cm_event.id(ev).reinterpret(rdma_cm_id.sizeof());
         MemorySegment listenPtr = rdma_cm_event.listen_id(ev);
         CmId listen = listenPtr.equals(MemorySegment.NULL) ? null : CmId.known(listenPtr);
-        CmId id = type == CmEventType.CONNECT_REQUEST ? CmId.adoptRequest(idPtr, this) : CmId.known(idPtr);
         MemorySegment param = rdma_cm_event.param(ev);
         boolean datagram = type == CmEventType.MULTICAST_JOIN || type == CmEventType.MULTICAST_ERROR
                 || ((rdma_cm_id.ps(idPtr) == rdma_cma_h.RDMA_PS_UDP() || rdma_cm_id.ps(idPtr) == rdma_cma_h.RDMA_PS_IPOIB())
                 && carriesParameters(type));
-        return new CmEvent(type, status, id, listen,
-                !datagram && carriesParameters(type)
-                        ? ConnectionParameters.fromNative(rdma_cm_event.param.conn(param)) : null,
-                datagram ? datagramOf(rdma_cm_event.param.ud(param)) : null);
+        ConnectionParameters connection = !datagram && carriesParameters(type)
+                ? ConnectionParameters.fromNative(rdma_cm_event.param.conn(param)) : null;
+        UdParameters ud = datagram ? datagramOf(rdma_cm_event.param.ud(param)) : null;
+        // Adopted last: a request's new id must not be left behind by a failure to read the rest.
+        CmId id = type == CmEventType.CONNECT_REQUEST ? CmId.adoptRequest(idPtr, this) : CmId.known(idPtr);
+        return new CmEvent(type, status, id, listen, connection, ud);
     }
 
     private static boolean carriesParameters(CmEventType type) {

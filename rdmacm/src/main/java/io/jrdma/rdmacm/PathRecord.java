@@ -73,8 +73,15 @@ public record PathRecord(byte[] dgid, byte[] sgid, int dlid, int slid, int flowL
         return sgid.clone();
     }
 
-    /** A path as librdmacm keeps it in a resolved id's route; its 16- and 32-bit fields are big-endian. */
+    /**
+     * A path as librdmacm keeps it in a resolved id's route; its 16- and 32-bit fields are big-endian. Null if its MTU
+     * code is none of {@link Mtu}'s: on the passive side the path is what the peer's connect request says.
+     */
     static PathRecord read(MemorySegment rec) {
+        Mtu mtu = mtuOf(ibv_sa_path_rec.mtu(rec) & 0x3f);
+        if (mtu == null) {
+            return null;
+        }
         return new PathRecord(ibv_sa_path_rec.dgid(rec).toArray(ValueLayout.JAVA_BYTE),
                 ibv_sa_path_rec.sgid(rec).toArray(ValueLayout.JAVA_BYTE),
                 Short.toUnsignedInt(Short.reverseBytes(ibv_sa_path_rec.dlid(rec))),
@@ -84,7 +91,7 @@ public record PathRecord(byte[] dgid, byte[] sgid, int dlid, int slid, int flowL
                 Byte.toUnsignedInt(ibv_sa_path_rec.traffic_class(rec)),
                 ibv_sa_path_rec.sl(rec) & 0xf,
                 Short.toUnsignedInt(Short.reverseBytes(ibv_sa_path_rec.pkey(rec))),
-                mtuOf(ibv_sa_path_rec.mtu(rec) & 0x3f),
+                mtu,
                 ibv_sa_path_rec.rate(rec) & 0x3f,
                 ibv_sa_path_rec.packet_life_time(rec) & 0x3f);
     }
@@ -119,7 +126,7 @@ public record PathRecord(byte[] dgid, byte[] sgid, int dlid, int slid, int flowL
                 return m;
             }
         }
-        throw new IllegalStateException("the connection manager resolved a path with MTU code " + value);
+        return null;
     }
 
     private static byte[] gid(String name, byte[] gid) {

@@ -12,6 +12,7 @@ import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.WcOpcode;
 import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.ibverbs.WorkCompletions;
 
@@ -70,6 +71,8 @@ public final class RdmaConnection implements AutoCloseable {
     private InetSocketAddress local;
     private InetSocketAddress peer;
     private volatile boolean peerClosed;
+    /** Written under {@link #recvLock}. */
+    private volatile long malformedMessages;
     private volatile String broken;
     private boolean closing;
 
@@ -386,6 +389,8 @@ public final class RdmaConnection implements AutoCloseable {
      *
      * @param timeout how long to wait
      * @return the message, or {@code null}
+     * @throws RdmaException             if a receive fails, e.g. because the peer sent a message longer than this
+     *     side's {@link ConnectionOptions#maxMessageSize()} (the connection is then broken)
      * @throws ConnectionClosedException if the connection closed (the peer's messages sent before are still returned)
      * @throws InterruptedException      if the waiting thread is interrupted
      */
@@ -404,7 +409,10 @@ public final class RdmaConnection implements AutoCloseable {
         }
     }
 
-    /** Takes one completed receive into the pending queues; false if none came before {@code deadline}. */
+    /**
+     * Takes one completed receive into the pending queues, or drops it if it is malformed; false if none came before
+     * {@code deadline}. The slot is posted again whatever the peer sent, so that no message can stall the connection.
+     */
     private boolean receiveOne(long deadline, String operation) throws RdmaException, InterruptedException {
         if (!await(recvCq, recvChannel, recvWc, deadline)) {
             return false;
@@ -413,18 +421,55 @@ public final class RdmaConnection implements AutoCloseable {
             throw closedOrFailed(operation, recvWc.status(0));
         }
         int slot = (int) recvWc.id(0);
-        long base = (long) slot * (options.maxMessageSize() + 1);
-        MemorySegment buf = recvBuffers.segment();
-        int length = recvWc.byteLength(0) - 1;
-        byte tag = buf.get(ValueLayout.JAVA_BYTE, base);
-        if (tag == REGION) {
-            pendingRegions.add(new RemoteRegion(buf.get(ValueLayout.JAVA_LONG_UNALIGNED, base + 1),
-                    buf.get(ValueLayout.JAVA_INT_UNALIGNED, base + 9), buf.get(ValueLayout.JAVA_LONG_UNALIGNED, base + 13)));
-        } else {
-            pendingMessages.add(buf.asSlice(base + 1, length).toArray(ValueLayout.JAVA_BYTE));
+        try {
+            // A write with immediate takes a receive too, but leaves its buffer as it was.
+            if (recvWc.opcode(0) != WcOpcode.RECV
+                    || !take((long) slot * (options.maxMessageSize() + 1), recvWc.byteLength(0))) {
+                malformedMessages++;
+            }
+        } finally {
+            qp.postReceive(receives[slot]);
         }
-        qp.postReceive(receives[slot]);
         return true;
+    }
+
+    /**
+     * Queues the message of {@code bytes} bytes at {@code base} of the receive buffers: a tag, then a message or a
+     * region descriptor. False if the peer sent anything else: no tag, an unknown one, or a descriptor that is not
+     * one.
+     */
+    private boolean take(long base, int bytes) {
+        if (bytes < 1) {
+            return false;
+        }
+        MemorySegment buf = recvBuffers.segment();
+        byte tag = buf.get(ValueLayout.JAVA_BYTE, base);
+        if (tag == DATA) {
+            pendingMessages.add(buf.asSlice(base + 1, bytes - 1).toArray(ValueLayout.JAVA_BYTE));
+            return true;
+        }
+        if (tag != REGION || bytes != 1 + RemoteRegion.WIRE_BYTES) {
+            return false;
+        }
+        long length = buf.get(ValueLayout.JAVA_LONG_UNALIGNED, base + 13);
+        if (length <= 0) {
+            return false;
+        }
+        pendingRegions.add(new RemoteRegion(buf.get(ValueLayout.JAVA_LONG_UNALIGNED, base + 1),
+                buf.get(ValueLayout.JAVA_INT_UNALIGNED, base + 9), length));
+        return true;
+    }
+
+    /**
+     * How many messages from the peer were dropped as malformed: empty (no tag), of an unknown tag, a region
+     * descriptor of the wrong size or with a length that is not positive, or an RDMA write with immediate data (which
+     * takes a receive). Only a peer that is not an {@link RdmaConnection} sends them; each is dropped, its receive
+     * posted again, and the connection goes on.
+     *
+     * @return the count since the connection was established
+     */
+    public long malformedMessages() {
+        return malformedMessages;
     }
 
     /**

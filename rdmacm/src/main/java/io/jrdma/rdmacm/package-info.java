@@ -59,6 +59,12 @@
  *       reason throws {@link io.jrdma.ibverbs.RdmaException} and leaves the connection broken.</li>
  *   <li>Bad arguments (private data longer than the message carries, out-of-range timeouts, depths and sizes)
  *       throw {@link java.lang.IllegalArgumentException} before any native call.</li>
+ *   <li>Nothing a peer sends throws: an event holds all the private data the peer sent (up to
+ *       {@link io.jrdma.rdmacm.ConnectionParameters#MAX_PRIVATE_DATA} bytes, which an iWARP peer may send), a path
+ *       a connect request named with an MTU that is none of the verbs' is left out of
+ *       {@link io.jrdma.rdmacm.CmId#paths()}, and a message an {@link io.jrdma.rdmacm.RdmaConnection} cannot read is
+ *       dropped, its receive posted again, and counted
+ *       ({@link io.jrdma.rdmacm.RdmaConnection#malformedMessages()}).</li>
  * </ul>
  */
 package io.jrdma.rdmacm;
