@@ -28,11 +28,14 @@ public final class AddressHandle implements AutoCloseable {
     final ResourceGuard guard;
     private final ProtectionDomain pd;
     private final MemorySegment ah;
+    /** The kernel's handle, kept for messages: the native struct is freed when this closes. */
+    private final int handle;
 
     private AddressHandle(ProtectionDomain pd, MemorySegment ah) {
-        this.guard = new ResourceGuard(this, this::destroy, pd.guard);
+        this.guard = new ResourceGuard(this, ResourceGuard.Lifecycle.of(this::destroy, this::releaseIfLeaked));
         this.pd = pd;
         this.ah = ah.reinterpret(ibv_ah.sizeof());
+        this.handle = ibv_ah.handle(this.ah);
     }
 
     /**
@@ -87,6 +90,12 @@ public final class AddressHandle implements AutoCloseable {
         return ah;
     }
 
+    /** Frees a leaked address handle; it must not refer to this object. */
+    private Runnable releaseIfLeaked() {
+        MemorySegment leaked = ah;
+        return () -> ibverbs_h.ibv_destroy_ah(leaked);
+    }
+
     private void destroy() throws RdmaException {
         Verbs.check("ibv_destroy_ah", ibverbs_h.ibv_destroy_ah(ah));
     }
@@ -110,6 +119,6 @@ public final class AddressHandle implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "AddressHandle[handle " + ibv_ah.handle(ah) + "]";
+        return "AddressHandle[handle " + handle + "]";
     }
 }

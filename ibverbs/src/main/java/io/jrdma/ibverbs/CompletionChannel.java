@@ -11,6 +11,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,7 +33,7 @@ public final class CompletionChannel implements AutoCloseable {
     private final Context context;
     private final MemorySegment channel;
     private final int fd;
-    private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
+    private final Map<Long, WeakReference<CompletionQueue>> queues = new ConcurrentHashMap<>();
     /** Made and freed by someone else (see {@link #adopt}): never destroyed natively. */
     private final boolean adopted;
 
@@ -41,7 +42,7 @@ public final class CompletionChannel implements AutoCloseable {
     }
 
     private CompletionChannel(Context context, MemorySegment channel, boolean adopted) {
-        this.guard = new ResourceGuard(this, this::destroy, context.guard);
+        this.guard = new ResourceGuard(this, ResourceGuard.Lifecycle.of(this::destroy, this::releaseIfLeaked));
         this.context = context;
         this.channel = channel.reinterpret(ibv_comp_channel.sizeof());
         this.adopted = adopted;
@@ -78,7 +79,8 @@ public final class CompletionChannel implements AutoCloseable {
             MemorySegment cq = cqOut.get(ValueLayout.ADDRESS, 0);
             ibverbs_h.ibv_ack_cq_events(cq, 1);
             // Every CQ of this channel is attached at creation, and detached only after it is destroyed.
-            return queues.get(cq.address());
+            WeakReference<CompletionQueue> queue = queues.get(cq.address());
+            return queue == null ? null : queue.get();
         }
     }
 
@@ -93,7 +95,7 @@ public final class CompletionChannel implements AutoCloseable {
     }
 
     void attach(CompletionQueue cq) {
-        queues.put(cq.segment().address(), cq);
+        queues.put(cq.segment().address(), new WeakReference<>(cq));
     }
 
     void detach(CompletionQueue cq) {
@@ -102,6 +104,12 @@ public final class CompletionChannel implements AutoCloseable {
 
     MemorySegment segment() {
         return channel;
+    }
+
+    /** Frees a leaked channel; it must not refer to this object. */
+    private Runnable releaseIfLeaked() {
+        MemorySegment leaked = channel;
+        return adopted ? null : () -> ibverbs_h.ibv_destroy_comp_channel(leaked);
     }
 
     private void destroy() throws RdmaException {

@@ -44,6 +44,8 @@ public final class CompletionQueue implements AutoCloseable {
     private final Context context;
     private final CompletionChannel channel;
     private final MemorySegment cq;
+    /** The kernel's handle, kept for messages: the native struct is freed when the queue closes. */
+    private final int handle;
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
 
@@ -136,12 +138,12 @@ public final class CompletionQueue implements AutoCloseable {
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment cq, Set<WcField> fields,
                             boolean adopted, ThreadConfinement confinement) {
         this.guard = new ResourceGuard(this,
-                ResourceGuard.Lifecycle.of(this::destroy, this::checkClosable, () -> null), confinement,
-                parents(context, channel));
+                ResourceGuard.Lifecycle.of(this::destroy, this::checkClosable, this::releaseIfLeaked), confinement);
         this.adopted = adopted;
         this.context = context;
         this.channel = channel;
         this.cq = cq;
+        this.handle = ibv_cq.handle(cq);
         MemorySegment ops = ibv_context.ops(context.segment());
         this.pollCq = ibv_context_ops.poll_cq(ops);
         this.reqNotifyCq = ibv_context_ops.req_notify_cq(ops);
@@ -218,13 +220,14 @@ public final class CompletionQueue implements AutoCloseable {
      *
      * @param wcs where to put them; it is overwritten from index 0
      * @return how many were filled, 0 if none is ready
-     * @throws IllegalStateException if the queue is closed
+     * @throws IllegalStateException if the queue is closed, or this thread has an extended poll open on it
      * @throws WrongThreadException  if the queue is {@link ThreadConfinement#CONFINED} to another thread
      * @throws NullPointerException  if {@code wcs} is null
      * @throws RdmaException         if the provider fails the poll
      */
     public int poll(WorkCompletions wcs) throws RdmaException {
         Objects.requireNonNull(wcs, "wcs");
+        checkNotInOwnBatch();
         int n;
         guard.enter();
         try {
@@ -273,14 +276,19 @@ public final class CompletionQueue implements AutoCloseable {
      * @throws RdmaException            if {@code ibv_resize_cq} fails, e.g. {@code EOPNOTSUPP} on a device that
      *     cannot resize
      * @throws IllegalArgumentException if {@code entries} is less than 1
-     * @throws IllegalStateException    if the queue is closed
+     * @throws IllegalStateException    if the queue is closed, or this thread has an extended poll open on it
      */
     public void resize(int entries) throws RdmaException {
-        guard.checkOpen();
         if (entries < 1) {
             throw new IllegalArgumentException("a completion queue needs at least 1 entry, not " + entries);
         }
-        Verbs.check("ibv_resize_cq", ibverbs_h.ibv_resize_cq(cq, entries));
+        checkNotInOwnBatch();   // the provider resizes under the lock this thread's batch holds
+        guard.enter();
+        try {
+            Verbs.check("ibv_resize_cq", ibverbs_h.ibv_resize_cq(cq, entries));
+        } finally {
+            guard.exit();
+        }
     }
 
     /**
@@ -297,12 +305,12 @@ public final class CompletionQueue implements AutoCloseable {
      * @throws IllegalStateException    if the queue is closed
      */
     public void moderate(int count, int periodMicros) throws RdmaException {
-        guard.checkOpen();
         ConnectOptions.range("count", count, 0, 0xffff);
         ConnectOptions.range("periodMicros", periodMicros, 0, 0xffff);
-        MemorySegment op = context.requireExtendedOp(verbs_context.modify_cq$offset(), "ibv_modify_cq",
-                "completion queue moderation");
+        guard.enter();
         try (Arena arena = Arena.ofConfined()) {
+            MemorySegment op = context.requireExtendedOp(verbs_context.modify_cq$offset(), "ibv_modify_cq",
+                    "completion queue moderation");
             MemorySegment attr = ibv_modify_cq_attr.allocate(arena);
             ibv_modify_cq_attr.attr_mask(attr, ibverbs_h.IBV_CQ_ATTR_MODERATE());
             MemorySegment moderation = ibv_modify_cq_attr.moderate(attr);
@@ -314,6 +322,8 @@ public final class CompletionQueue implements AutoCloseable {
                         context.device().name() + " does not moderate completion queues");
             }
             Verbs.check("ibv_modify_cq", rc);
+        } finally {
+            guard.exit();
         }
     }
 
@@ -324,8 +334,12 @@ public final class CompletionQueue implements AutoCloseable {
      * @throws IllegalStateException if the queue is closed
      */
     public int capacity() {
-        guard.checkOpen();
-        return ibv_cq.cqe(cq);
+        guard.enter();
+        try {
+            return ibv_cq.cqe(cq);
+        } finally {
+            guard.exit();
+        }
     }
 
     /**
@@ -382,6 +396,16 @@ public final class CompletionQueue implements AutoCloseable {
         }
     }
 
+    /** Frees a leaked queue; it must not refer to this object. */
+    private Runnable releaseIfLeaked() {
+        MemorySegment leaked = cq;
+        Context from = context;
+        return adopted ? null : () -> {
+            ibverbs_h.ibv_destroy_cq(leaked);
+            from.unregister(leaked);
+        };
+    }
+
     private void destroy() throws RdmaException {
         if (!adopted) {
             Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
@@ -411,6 +435,19 @@ public final class CompletionQueue implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "CompletionQueue[" + context.device().name() + ", handle " + ibv_cq.handle(cq) + "]";
+        return "CompletionQueue[" + context.device().name() + ", handle " + handle + "]";
+    }
+
+    /**
+     * Refuses a poll (or resize) from the thread that holds this queue's extended poll: the provider holds the queue's
+     * lock from {@code ibv_start_poll} to {@code ibv_end_poll}, so the call would spin on it forever, inside a
+     * critical downcall that no safepoint can interrupt (the whole JVM would stop).
+     */
+    private void checkNotInOwnBatch() {
+        ExtendedPoll x = extendedPoll;
+        if (x != null && x.isOpenOnThisThread()) {
+            throw new IllegalStateException("this thread has an extended poll open on " + this
+                    + ": read through it, or end() it first");
+        }
     }
 }

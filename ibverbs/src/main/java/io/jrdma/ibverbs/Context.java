@@ -10,10 +10,9 @@ import io.jrdma.bindings.ibverbs.ibv_port_attr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibv_async_event;
+import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.Fd;
-import io.jrdma.ibverbs.internal.LeakGuard;
-import io.jrdma.ibverbs.internal.Ledger;
 import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
@@ -21,6 +20,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -56,34 +56,28 @@ public final class Context implements AutoCloseable {
     private final boolean adopted;
     /** The contexts librdmacm opened, by native address: one Java context each. */
     private static final Map<Long, Context> ADOPTED = new ConcurrentHashMap<>();
-    /** Native address → the object it backs, so that async events name Java objects. */
-    private final Map<Long, Object> objects = new ConcurrentHashMap<>();
+    /**
+     * Native address → the object it backs, so that async events name Java objects; weakly, so that an object dropped
+     * without close is still found unreachable (and reported) while its context lives.
+     */
+    private final Map<Long, WeakReference<Object>> objects = new ConcurrentHashMap<>();
     /** Who hears async events; {@link #reader} delivers to them. */
     private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
     private Thread reader;
     /** The async event file descriptor, kept so that a wait never reads a closed context's struct. */
     private final int asyncFd;
-    private final LeakGuard leakGuard;
 
     private Context(Device device, MemorySegment ctx, boolean adopted) {
         this.device = device;
         this.ctx = ctx;
         this.adopted = adopted;
-        this.guard = new ResourceGuard(this, this::destroy);
-        Ledger ledger = guard.ledger();
-        // A leaked context is closed first: then nothing can touch the memory its owned regions free after it.
-        this.leakGuard = LeakGuard.watch(this, LOG, "Context[" + device.name() + "]", ledger, guard.creationSite(),
-                () -> {
-                    ibverbs_h.ibv_close_device(ctx);
-                    ledger.releaseLeaked();
-                });
-        if (adopted) {
-            // librdmacm owns the contexts it opened: an adopted one is never closed natively.
-            leakGuard.disarm();
-        }
+        // librdmacm owns the contexts it opened: an adopted one is never closed natively, leaked or not.
+        this.guard = new ResourceGuard(this, ResourceGuard.Lifecycle.of(this::destroy,
+                () -> adopted ? null : () -> ibverbs_h.ibv_close_device(ctx)));
         // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
         this.asyncFd = ibv_context.async_fd(ctx);
         Fd.setNonBlocking(asyncFd);
+        guard.watchForLeaks();
     }
 
     /**
@@ -137,7 +131,7 @@ public final class Context implements AutoCloseable {
                         }
                         return new Context(d, ctx.reinterpret(ibv_context.sizeof()), false);
                     } catch (Throwable t) {
-                        throw new AssertionError(t);
+                        throw DataPath.rethrow(t);
                     }
                 }
             }
@@ -168,11 +162,15 @@ public final class Context implements AutoCloseable {
      * @throws IllegalStateException if the context is closed
      */
     public DeviceAttributes queryDevice() throws RdmaException {
-        guard.checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = ibv_device_attr.allocate(arena);
-            Verbs.check("ibv_query_device", ibverbs_h.ibv_query_device(ctx, a));
-            return deviceAttributes(a);
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment a = ibv_device_attr.allocate(arena);
+                Verbs.check("ibv_query_device", ibverbs_h.ibv_query_device(ctx, a));
+                return deviceAttributes(a);
+            }
+        } finally {
+            guard.exit();
         }
     }
 
@@ -185,26 +183,30 @@ public final class Context implements AutoCloseable {
      * @throws IllegalStateException if the context is closed
      */
     public DeviceAttributesEx queryDeviceEx() throws RdmaException {
-        guard.checkOpen();
-        MemorySegment op = extendedOp(verbs_context.query_device_ex$offset());
-        if (op.equals(MemorySegment.NULL)) {
-            DeviceAttributes base = queryDevice();
-            return new DeviceAttributesEx(base, 0, 0, 0, 0, 0, 0, 0, 0, base.physPortCount());
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment input = ibv_query_device_ex_input.allocate(arena);
-            MemorySegment a = ibv_device_attr_ex.allocate(arena);
-            Verbs.check("ibv_query_device_ex",
-                    verbs_context.query_device_ex.invoke(op, ctx, input, a, ibv_device_attr_ex.sizeof()));
-            MemorySegment odp = ibv_device_attr_ex.odp_caps(a);
-            MemorySegment perTransport = ibv_odp_caps.per_transport_caps(odp);
-            return new DeviceAttributesEx(deviceAttributes(ibv_device_attr_ex.orig_attr(a)),
-                    ibv_odp_caps.general_caps(odp), ibv_odp_caps.per_transport_caps.rc_odp_caps(perTransport),
-                    ibv_odp_caps.per_transport_caps.uc_odp_caps(perTransport),
-                    ibv_odp_caps.per_transport_caps.ud_odp_caps(perTransport),
-                    ibv_device_attr_ex.completion_timestamp_mask(a), ibv_device_attr_ex.hca_core_clock(a),
-                    ibv_device_attr_ex.device_cap_flags_ex(a), ibv_device_attr_ex.max_dm_size(a),
-                    ibv_device_attr_ex.phys_port_cnt_ex(a));
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            MemorySegment op = extendedOp(verbs_context.query_device_ex$offset());
+            if (op.equals(MemorySegment.NULL)) {
+                DeviceAttributes base = queryDevice();
+                return new DeviceAttributesEx(base, 0, 0, 0, 0, 0, 0, 0, 0, base.physPortCount());
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment input = ibv_query_device_ex_input.allocate(arena);
+                MemorySegment a = ibv_device_attr_ex.allocate(arena);
+                Verbs.check("ibv_query_device_ex",
+                        verbs_context.query_device_ex.invoke(op, ctx, input, a, ibv_device_attr_ex.sizeof()));
+                MemorySegment odp = ibv_device_attr_ex.odp_caps(a);
+                MemorySegment perTransport = ibv_odp_caps.per_transport_caps(odp);
+                return new DeviceAttributesEx(deviceAttributes(ibv_device_attr_ex.orig_attr(a)),
+                        ibv_odp_caps.general_caps(odp), ibv_odp_caps.per_transport_caps.rc_odp_caps(perTransport),
+                        ibv_odp_caps.per_transport_caps.uc_odp_caps(perTransport),
+                        ibv_odp_caps.per_transport_caps.ud_odp_caps(perTransport),
+                        ibv_device_attr_ex.completion_timestamp_mask(a), ibv_device_attr_ex.hca_core_clock(a),
+                        ibv_device_attr_ex.device_cap_flags_ex(a), ibv_device_attr_ex.max_dm_size(a),
+                        ibv_device_attr_ex.phys_port_cnt_ex(a));
+            }
+        } finally {
+            guard.exit();
         }
     }
 
@@ -235,15 +237,19 @@ public final class Context implements AutoCloseable {
      * @throws IllegalArgumentException if {@code port} is not in [1, 255] or {@code index} is negative
      */
     public int queryPkey(int port, int index) throws RdmaException {
-        guard.checkOpen();
-        checkPort(port);
-        if (index < 0) {
-            throw new IllegalArgumentException("P_Key index must be >= 0, not " + index);
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment pkey = arena.allocate(ValueLayout.JAVA_SHORT);
-            Verbs.check("ibv_query_pkey", ibverbs_h.ibv_query_pkey(ctx, (byte) port, index, pkey));
-            return Short.toUnsignedInt(Short.reverseBytes(pkey.get(ValueLayout.JAVA_SHORT, 0)));
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            checkPort(port);
+            if (index < 0) {
+                throw new IllegalArgumentException("P_Key index must be >= 0, not " + index);
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment pkey = arena.allocate(ValueLayout.JAVA_SHORT);
+                Verbs.check("ibv_query_pkey", ibverbs_h.ibv_query_pkey(ctx, (byte) port, index, pkey));
+                return Short.toUnsignedInt(Short.reverseBytes(pkey.get(ValueLayout.JAVA_SHORT, 0)));
+            }
+        } finally {
+            guard.exit();
         }
     }
 
@@ -257,26 +263,30 @@ public final class Context implements AutoCloseable {
      * @throws IllegalArgumentException if {@code port} is not in [1, 255]
      */
     public PortAttributes queryPort(int port) throws RdmaException {
-        guard.checkOpen();
-        checkPort(port);
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = ibv_port_attr.allocate(arena);
-            MemorySegment queryPort = extendedOp(verbs_context.query_port$offset());
-            int rc = queryPort.equals(MemorySegment.NULL)
-                    // The exported symbol fills only the legacy prefix of the struct; the rest stays zero.
-                    ? ibverbs_h.ibv_query_port(ctx, (byte) port, a)
-                    : verbs_context.query_port.invoke(queryPort, ctx, (byte) port, a, ibv_port_attr.sizeof());
-            Verbs.check("ibv_query_port", rc);
-            return new PortAttributes(PortState.of(ibv_port_attr.state(a)), Mtu.of(ibv_port_attr.max_mtu(a)),
-                    Mtu.of(ibv_port_attr.active_mtu(a)), ibv_port_attr.gid_tbl_len(a),
-                    ibv_port_attr.port_cap_flags(a), Integer.toUnsignedLong(ibv_port_attr.max_msg_sz(a)),
-                    Short.toUnsignedInt(ibv_port_attr.pkey_tbl_len(a)), Short.toUnsignedInt(ibv_port_attr.lid(a)),
-                    Short.toUnsignedInt(ibv_port_attr.sm_lid(a)), Byte.toUnsignedInt(ibv_port_attr.lmc(a)),
-                    Byte.toUnsignedInt(ibv_port_attr.active_width(a)),
-                    Byte.toUnsignedInt(ibv_port_attr.active_speed(a)),
-                    Byte.toUnsignedInt(ibv_port_attr.phys_state(a)),
-                    LinkLayer.of(Byte.toUnsignedInt(ibv_port_attr.link_layer(a))),
-                    Byte.toUnsignedInt(ibv_port_attr.flags(a)), Short.toUnsignedInt(ibv_port_attr.port_cap_flags2(a)));
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            checkPort(port);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment a = ibv_port_attr.allocate(arena);
+                MemorySegment queryPort = extendedOp(verbs_context.query_port$offset());
+                int rc = queryPort.equals(MemorySegment.NULL)
+                        // The exported symbol fills only the legacy prefix of the struct; the rest stays zero.
+                        ? ibverbs_h.ibv_query_port(ctx, (byte) port, a)
+                        : verbs_context.query_port.invoke(queryPort, ctx, (byte) port, a, ibv_port_attr.sizeof());
+                Verbs.check("ibv_query_port", rc);
+                return new PortAttributes(PortState.of(ibv_port_attr.state(a)), Mtu.of(ibv_port_attr.max_mtu(a)),
+                        Mtu.of(ibv_port_attr.active_mtu(a)), ibv_port_attr.gid_tbl_len(a),
+                        ibv_port_attr.port_cap_flags(a), Integer.toUnsignedLong(ibv_port_attr.max_msg_sz(a)),
+                        Short.toUnsignedInt(ibv_port_attr.pkey_tbl_len(a)), Short.toUnsignedInt(ibv_port_attr.lid(a)),
+                        Short.toUnsignedInt(ibv_port_attr.sm_lid(a)), Byte.toUnsignedInt(ibv_port_attr.lmc(a)),
+                        Byte.toUnsignedInt(ibv_port_attr.active_width(a)),
+                        Byte.toUnsignedInt(ibv_port_attr.active_speed(a)),
+                        Byte.toUnsignedInt(ibv_port_attr.phys_state(a)),
+                        LinkLayer.of(Byte.toUnsignedInt(ibv_port_attr.link_layer(a))),
+                        Byte.toUnsignedInt(ibv_port_attr.flags(a)), Short.toUnsignedInt(ibv_port_attr.port_cap_flags2(a)));
+            }
+        } finally {
+            guard.exit();
         }
     }
 
@@ -290,16 +300,20 @@ public final class Context implements AutoCloseable {
      * @throws IllegalArgumentException if {@code port} is not in [1, 255] or {@code index} is negative
      */
     public GidEntry queryGid(int port, int index) throws RdmaException {
-        guard.checkOpen();
-        checkPort(port);
-        if (index < 0) {
-            throw new IllegalArgumentException("GID index must be >= 0, not " + index);
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment e = ibv_gid_entry.allocate(arena);
-            Verbs.check("ibv_query_gid_ex", ibverbs_h._ibv_query_gid_ex(ctx, port, index, e, 0, ibv_gid_entry.sizeof()));
-            return new GidEntry(ibv_gid_entry.gid(e).toArray(ValueLayout.JAVA_BYTE), ibv_gid_entry.gid_index(e),
-                    ibv_gid_entry.port_num(e), GidType.of(ibv_gid_entry.gid_type(e)), ibv_gid_entry.ndev_ifindex(e));
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            checkPort(port);
+            if (index < 0) {
+                throw new IllegalArgumentException("GID index must be >= 0, not " + index);
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment e = ibv_gid_entry.allocate(arena);
+                Verbs.check("ibv_query_gid_ex", ibverbs_h._ibv_query_gid_ex(ctx, port, index, e, 0, ibv_gid_entry.sizeof()));
+                return new GidEntry(ibv_gid_entry.gid(e).toArray(ValueLayout.JAVA_BYTE), ibv_gid_entry.gid_index(e),
+                        ibv_gid_entry.port_num(e), GidType.of(ibv_gid_entry.gid_type(e)), ibv_gid_entry.ndev_ifindex(e));
+            }
+        } finally {
+            guard.exit();
         }
     }
 
@@ -390,8 +404,12 @@ public final class Context implements AutoCloseable {
      * @throws IllegalStateException if the context is closed
      */
     public int numCompletionVectors() {
-        guard.checkOpen();
-        return ibv_context.num_comp_vectors(ctx);
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            return ibv_context.num_comp_vectors(ctx);
+        } finally {
+            guard.exit();
+        }
     }
 
     /**
@@ -497,19 +515,25 @@ public final class Context implements AutoCloseable {
         AsyncEventType type = AsyncEventType.of(ibv_async_event.event_type(event));
         MemorySegment element = ibv_async_event.element(event);
         return switch (type.element()) {
-            case QP -> new AsyncEvent(type, (QueuePair) objects.get(ibv_async_event.element.qp(element).address()),
+            case QP -> new AsyncEvent(type, (QueuePair) object(ibv_async_event.element.qp(element).address()),
                     null, null, 0);
             case CQ -> new AsyncEvent(type, null,
-                    (CompletionQueue) objects.get(ibv_async_event.element.cq(element).address()), null, 0);
+                    (CompletionQueue) object(ibv_async_event.element.cq(element).address()), null, 0);
             case SRQ -> new AsyncEvent(type, null, null,
-                    (SharedReceiveQueue) objects.get(ibv_async_event.element.srq(element).address()), 0);
+                    (SharedReceiveQueue) object(ibv_async_event.element.srq(element).address()), 0);
             case PORT -> new AsyncEvent(type, null, null, null, ibv_async_event.element.port_num(element));
             case NONE -> new AsyncEvent(type, null, null, null, 0);
         };
     }
 
     void register(MemorySegment nativeObject, Object javaObject) {
-        objects.put(nativeObject.address(), javaObject);
+        objects.put(nativeObject.address(), new WeakReference<>(javaObject));
+    }
+
+    /** The Java object of a native one named by an async event, or null if unknown or gone. */
+    private Object object(long address) {
+        WeakReference<Object> ref = objects.get(address);
+        return ref == null ? null : ref.get();
     }
 
     void unregister(MemorySegment nativeObject) {
@@ -529,7 +553,6 @@ public final class Context implements AutoCloseable {
         if (!adopted) {
             Verbs.check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
         }
-        leakGuard.disarm();
     }
 
     /** The native {@code struct ibv_context *}. */

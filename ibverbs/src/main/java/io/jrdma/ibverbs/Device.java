@@ -2,6 +2,7 @@ package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_device;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
 
 import java.lang.foreign.Arena;
@@ -56,7 +57,7 @@ public record Device(String name, long guid, NodeType nodeType, TransportType tr
             try {
                 array = (MemorySegment) GET_DEVICE_LIST.invokeExact(state, count);
             } catch (Throwable t) {
-                throw new AssertionError(t);
+                throw DataPath.rethrow(t);
             }
             if (array.equals(MemorySegment.NULL)) {
                 throw Errno.exception("ibv_get_device_list", Errno.read(state));

@@ -2,6 +2,7 @@ package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_cq_ex;
 import io.jrdma.bindings.ibverbs.ibv_poll_cq_attr;
+import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
 
 import java.lang.foreign.Arena;
@@ -112,6 +113,11 @@ public final class ExtendedPoll {
         }
     }
 
+    /** Whether the current thread has a batch open here: it holds the queue's lock. */
+    boolean isOpenOnThisThread() {
+        return batch.heldByCurrentThread();
+    }
+
     /** Refuses a close of the queue from inside this thread's batch. */
     void checkClosable() {
         batch.checkClosable();
@@ -166,7 +172,7 @@ public final class ExtendedPoll {
             return (int) START_POLL.invokeExact(startPoll, cq, attr);
         } catch (Throwable t) {
             batch.finish();
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 
@@ -174,7 +180,7 @@ public final class ExtendedPoll {
         try {
             END_POLL.invokeExact(endPoll, cq);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 
@@ -297,7 +303,7 @@ public final class ExtendedPoll {
         try {
             return Short.toUnsignedInt((short) SHORT_OF_CQ.invokeExact(readSlid, cq));
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 
@@ -313,7 +319,7 @@ public final class ExtendedPoll {
         try {
             return Byte.toUnsignedInt((byte) BYTE_OF_CQ.invokeExact(readSl, cq));
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 
@@ -350,7 +356,7 @@ public final class ExtendedPoll {
         try {
             return (int) INT_OF_CQ.invokeExact(fn, cq);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 
@@ -359,7 +365,7 @@ public final class ExtendedPoll {
         try {
             return (long) LONG_OF_CQ.invokeExact(fn, cq);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 }

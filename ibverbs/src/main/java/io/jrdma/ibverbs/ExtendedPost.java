@@ -2,6 +2,7 @@ package io.jrdma.ibverbs;
 
 import io.jrdma.bindings.ibverbs.ibv_qp_ex;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
 
 import java.lang.foreign.FunctionDescriptor;
@@ -64,6 +65,17 @@ public final class ExtendedPost {
     private final MemorySegment setInline;
     private final MemorySegment setUdAddr;
     private final Batch batch;
+    /*
+     * The request being built: the providers' setters write into the request the last builder started (mlx5 through
+     * its cur_data pointer, null before any builder; rxe into the slot before its cursor, a request already posted
+     * when no builder ran in this batch). So a setter is taken only while the open request still needs it, once.
+     */
+    /** The open request still needs its data: {@link #sge} or {@link #inline}. */
+    private boolean needsData;
+    /** The open request (on a UD queue pair) still needs its destination: {@link #datagram}. */
+    private boolean needsAddress;
+    /** Requests built in this batch: never more than the send queue holds, so none overflows it on its own. */
+    private int built;
 
     /** {@code thread}: the thread the queue pair is confined to, or null when it is shared. */
     ExtendedPost(QueuePair qp, Thread thread, MemorySegment qpx, Set<SendOpcode> ops) {
@@ -116,6 +128,9 @@ public final class ExtendedPost {
      */
     public ExtendedPost start() {
         batch.begin();
+        needsData = false;
+        needsAddress = false;
+        built = 0;
         call0(VOID_OF_QP, start);
         return this;
     }
@@ -170,7 +185,8 @@ public final class ExtendedPost {
      * @param remoteAddress the peer's virtual address
      * @return this poster
      * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
-     * {@link QueuePair.Builder#extendedSendOps}
+     * {@link QueuePair.Builder#extendedSendOps}, or the request under way still needs
+     *     its data or destination, or the batch holds as many requests as the send queue
      */
     public ExtendedPost rdmaWrite(int rkey, long remoteAddress) {
         return rdma(SendOpcode.RDMA_WRITE, rdmaWrite, rkey, remoteAddress);
@@ -183,7 +199,8 @@ public final class ExtendedPost {
      * @param remoteAddress the peer's virtual address
      * @return this poster
      * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
-     * {@link QueuePair.Builder#extendedSendOps}
+     * {@link QueuePair.Builder#extendedSendOps}, or the request under way still needs
+     *     its data or destination, or the batch holds as many requests as the send queue
      */
     public ExtendedPost rdmaRead(int rkey, long remoteAddress) {
         return rdma(SendOpcode.RDMA_READ, rdmaRead, rkey, remoteAddress);
@@ -197,14 +214,15 @@ public final class ExtendedPost {
      * @param immediate     the value the peer's receive completion reports
      * @return this poster
      * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
-     *     {@link QueuePair.Builder#extendedSendOps}
+     *     {@link QueuePair.Builder#extendedSendOps}, or the request under way still needs
+     *     its data or destination, or the batch holds as many requests as the send queue
      */
     public ExtendedPost rdmaWriteImm(int rkey, long remoteAddress, int immediate) {
         MemorySegment fn = need(SendOpcode.RDMA_WRITE_WITH_IMM, rdmaWriteImm);
         try {
             RDMA_IMM.invokeExact(fn, qpx, rkey, remoteAddress, Integer.reverseBytes(immediate));
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
         return this;
     }
@@ -214,7 +232,8 @@ public final class ExtendedPost {
      *
      * @return this poster
      * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
-     * {@link QueuePair.Builder#extendedSendOps}
+     * {@link QueuePair.Builder#extendedSendOps}, or the request under way still needs
+     *     its data or destination, or the batch holds as many requests as the send queue
      */
     public ExtendedPost send() {
         call0(VOID_OF_QP, need(SendOpcode.SEND, send));
@@ -227,7 +246,8 @@ public final class ExtendedPost {
      * @param immediate the value the peer's receive completion reports
      * @return this poster
      * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
-     *     {@link QueuePair.Builder#extendedSendOps}
+     *     {@link QueuePair.Builder#extendedSendOps}, or the request under way still needs
+     *     its data or destination, or the batch holds as many requests as the send queue
      */
     public ExtendedPost sendImm(int immediate) {
         return withKey(VOID_OF_QP_INT, need(SendOpcode.SEND_WITH_IMM, sendImm), Integer.reverseBytes(immediate));
@@ -239,7 +259,8 @@ public final class ExtendedPost {
      * @param rkey the receiver's rkey to invalidate
      * @return this poster
      * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
-     *     {@link QueuePair.Builder#extendedSendOps}
+     *     {@link QueuePair.Builder#extendedSendOps}, or the request under way still needs
+     *     its data or destination, or the batch holds as many requests as the send queue
      */
     public ExtendedPost sendInvalidate(int rkey) {
         return withKey(VOID_OF_QP_INT, need(SendOpcode.SEND_WITH_INV, sendInv), rkey);
@@ -251,7 +272,8 @@ public final class ExtendedPost {
      * @param rkey the local window's or region's rkey
      * @return this poster
      * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
-     *     {@link QueuePair.Builder#extendedSendOps}
+     *     {@link QueuePair.Builder#extendedSendOps}, or the request under way still needs
+     *     its data or destination, or the batch holds as many requests as the send queue
      */
     public ExtendedPost localInvalidate(int rkey) {
         return withKey(VOID_OF_QP_INT, need(SendOpcode.LOCAL_INV, localInv), rkey);
@@ -267,15 +289,16 @@ public final class ExtendedPost {
      * @return this poster
      * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned
      * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
-     *     {@link QueuePair.Builder#extendedSendOps}
+     *     {@link QueuePair.Builder#extendedSendOps}, or the request under way still needs
+     *     its data or destination, or the batch holds as many requests as the send queue
      */
     public ExtendedPost atomicCompareSwap(int rkey, long remoteAddress, long compare, long swap) {
-        MemorySegment fn = need(SendOpcode.ATOMIC_CMP_AND_SWP, cmpSwp);
         checkAligned(remoteAddress);
+        MemorySegment fn = need(SendOpcode.ATOMIC_CMP_AND_SWP, cmpSwp);
         try {
             CMP_SWP.invokeExact(fn, qpx, rkey, remoteAddress, compare, swap);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
         return this;
     }
@@ -289,15 +312,16 @@ public final class ExtendedPost {
      * @return this poster
      * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned
      * @throws IllegalStateException if this thread has no batch open, or the operation was not among the queue pair's
-     *     {@link QueuePair.Builder#extendedSendOps}
+     *     {@link QueuePair.Builder#extendedSendOps}, or the request under way still needs
+     *     its data or destination, or the batch holds as many requests as the send queue
      */
     public ExtendedPost atomicFetchAdd(int rkey, long remoteAddress, long add) {
-        MemorySegment fn = need(SendOpcode.ATOMIC_FETCH_AND_ADD, fetchAdd);
         checkAligned(remoteAddress);
+        MemorySegment fn = need(SendOpcode.ATOMIC_FETCH_AND_ADD, fetchAdd);
         try {
             FETCH_ADD.invokeExact(fn, qpx, rkey, remoteAddress, add);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
         return this;
     }
@@ -311,10 +335,11 @@ public final class ExtendedPost {
      * @return this poster
      * @throws IllegalArgumentException  if {@code length} is negative or the region is of another protection domain
      * @throws IndexOutOfBoundsException if the range is not inside the region
-     * @throws IllegalStateException     if this thread has no batch open, or the region is closed
+     * @throws IllegalStateException     if this thread has no batch open, no request under way needs data (none was
+     *                                   started, or it has its data already), or the region is closed
      */
     public ExtendedPost sge(MemoryRegion mr, long offset, int length) {
-        checkOpenBatch();
+        setter(true);
         if (length < 0) {
             throw new IllegalArgumentException("length must be >= 0, not " + length);
         }
@@ -325,8 +350,9 @@ public final class ExtendedPost {
         try {
             SET_SGE.invokeExact(setSge, qpx, mr.localKey(), mr.address() + offset, length);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
+        needsData = false;
         return this;
     }
 
@@ -337,10 +363,11 @@ public final class ExtendedPost {
      * @return this poster
      * @throws IllegalArgumentException if {@code data} is a heap segment or larger than the queue pair's max inline
      *     data
-     * @throws IllegalStateException    if this thread has no batch open
+     * @throws IllegalStateException    if this thread has no batch open, or no request under way needs data (none
+     *                                  was started, or it has its data already)
      */
     public ExtendedPost inline(MemorySegment data) {
-        checkOpenBatch();
+        setter(true);
         if (!data.isNative()) {
             throw new IllegalArgumentException("inline data must be a native segment");
         }
@@ -351,8 +378,9 @@ public final class ExtendedPost {
         try {
             SET_INLINE.invokeExact(setInline, qpx, data, data.byteSize());
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
+        needsData = false;
         return this;
     }
 
@@ -365,13 +393,15 @@ public final class ExtendedPost {
      * @param remoteQkey the peer's Q_Key
      * @return this poster
      * @throws IllegalArgumentException if {@code ah} is of another protection domain
-     * @throws IllegalStateException    if {@code ah} is closed, or this is not a UD queue pair
+     * @throws IllegalStateException    if {@code ah} is closed, this is not a UD queue pair, or no request under way
+     *                                  needs a destination (none was started, or it has one already)
      */
     public ExtendedPost datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
         checkOpenBatch();
         if (setUdAddr == null) {
             throw new IllegalStateException("datagram destinations are for UD queue pairs");
         }
+        setter(false);
         if (ah.protectionDomain() != qp.protectionDomain()) {
             throw new IllegalArgumentException(ah + " is of another protection domain than " + qp);
         }
@@ -380,10 +410,11 @@ public final class ExtendedPost {
         try {
             SET_UD_ADDR.invokeExact(setUdAddr, qpx, ah.segment(), remoteQpn, remoteQkey);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         } finally {
             ah.guard.exit();
         }
+        needsAddress = false;
         return this;
     }
 
@@ -391,14 +422,17 @@ public final class ExtendedPost {
      * {@code ibv_wr_complete}: posts the batch.
      *
      * @throws RdmaException if the provider refused it; then none of the batch was posted
+     * @throws IllegalStateException if this thread has no batch open, or its last request still needs its data or
+     *     destination ({@link #abort()} ends the batch then)
      */
     public void complete() throws RdmaException {
         checkOpenBatch();
+        checkRequestDone();
         int rc;
         try {
             rc = (int) COMPLETE.invokeExact(complete, qpx);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         } finally {
             batch.finish();
         }
@@ -422,7 +456,7 @@ public final class ExtendedPost {
         try {
             RDMA.invokeExact(f, qpx, rkey, remoteAddress);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
         return this;
     }
@@ -431,25 +465,56 @@ public final class ExtendedPost {
         try {
             h.invokeExact(fn, qpx, value);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
         return this;
     }
 
+    /** Starts a request of {@code op}: its provider function, once the batch is open and the last request done. */
     private MemorySegment need(SendOpcode op, MemorySegment fn) {
         checkOpenBatch();
         if (fn == null) {
             throw new IllegalStateException(op + " was not among the queue pair's extendedSendOps");
         }
+        checkRequestDone();
+        if (built == qp.capabilities().maxSendWr()) {
+            throw new IllegalStateException("a batch holds at most " + built + " requests, what " + qp
+                    + "'s send queue holds: complete() it and start another");
+        }
+        built++;
+        needsData = op != SendOpcode.LOCAL_INV;
+        needsAddress = setUdAddr != null;
         return fn;
+    }
+
+    private void checkRequestDone() {
+        if (needsData || needsAddress) {
+            throw new IllegalStateException("the request under way still needs its "
+                    + (needsAddress ? "destination: datagram(...)" : "data: sge(...) or inline(...)"));
+        }
+    }
+
+    /** Takes the setter a request under way needs: its data ({@code data}) or its destination. */
+    private void setter(boolean data) {
+        checkOpenBatch();
+        if (data ? !needsData : !needsAddress) {
+            throw new IllegalStateException((data ? "sge/inline" : "datagram")
+                    + " sets the request a builder (send(), rdmaWrite(...), ...) just started, once: "
+                    + (built == 0 ? "no request started in this batch" : "the last request has it already"));
+        }
     }
 
     private void call0(MethodHandle h, MemorySegment fn) {
         try {
             h.invokeExact(fn, qpx);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
+    }
+
+    /** Whether the current thread has a batch open here: it holds the send queue's lock. */
+    boolean isOpenOnThisThread() {
+        return batch.heldByCurrentThread();
     }
 
     private void checkOpenBatch() {

@@ -4,6 +4,7 @@ import io.jrdma.bindings.ibverbs.ibv_mr;
 import io.jrdma.bindings.ibverbs.ibv_sge;
 import io.jrdma.bindings.ibverbs.verbs_context;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
+import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
@@ -11,9 +12,12 @@ import io.jrdma.ibverbs.internal.Verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.WeakReference;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Registered memory ({@code struct ibv_mr}): a native segment the device may read and write, named by its local
@@ -46,11 +50,18 @@ public final class MemoryRegion implements AutoCloseable {
     private volatile int rkey;
     /** Made and freed by someone else (see {@link #adopt}): never deregistered natively. */
     private final boolean adopted;
+    /** The windows whose latest bind names this region: they must go before its memory does. */
+    private final Set<MemoryWindow> boundWindows = ConcurrentHashMap.newKeySet();
+    /**
+     * Set once the registration is gone: a leaked region is deregistered by whichever comes first, its cleaner or its
+     * arena's close, which then holds this, not the region.
+     */
+    private final AtomicBoolean deregistered = new AtomicBoolean();
 
     MemoryRegion(ProtectionDomain pd, MemorySegment segment, Arena arena, EnumSet<Access> access, boolean owned)
             throws RdmaException {
         this.guard = new ResourceGuard(this,
-                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked), pd.guard);
+                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked));
         int mask = Access.maskOf(access);
         boolean optional = access.stream().anyMatch(Access::optional);
         // verbs.h's ibv_reg_mr macro: optional access bits only pass through ibv_reg_mr_iova2.
@@ -69,8 +80,18 @@ public final class MemoryRegion implements AutoCloseable {
         this.rkey = ibv_mr.rkey(mr);
         this.adopted = false;
         if (!owned) {
-            // Runs when the memory's arena closes, before the memory is freed (cleanups run last-added first).
-            MemorySegment.NULL.reinterpret(arena, ignored -> deregisterOnArenaClose());
+            // Runs when the memory's arena closes, before the memory is freed (cleanups run last-added first). The
+            // arena holds the region weakly: else an automatic arena would keep it, and its context, forever.
+            WeakReference<MemoryRegion> region = new WeakReference<>(this);
+            Runnable leaked = deregisterOnce(mr, deregistered, null);
+            MemorySegment.NULL.reinterpret(arena, ignored -> {
+                MemoryRegion r = region.get();
+                if (r != null) {
+                    r.deregisterOnArenaClose();
+                } else {
+                    leaked.run();
+                }
+            });
         }
     }
 
@@ -78,7 +99,7 @@ public final class MemoryRegion implements AutoCloseable {
     MemoryRegion(ProtectionDomain pd, int fd, long offset, long length, long iova, EnumSet<Access> access)
             throws RdmaException {
         this.guard = new ResourceGuard(this,
-                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked), pd.guard);
+                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked));
         MemorySegment result;
         try {
             result = Verbs.pointer("ibv_reg_dmabuf_mr", REG_DMABUF_MR, pd.segment(), offset, length, iova, fd,
@@ -104,7 +125,7 @@ public final class MemoryRegion implements AutoCloseable {
 
     private MemoryRegion(ProtectionDomain pd, MemorySegment mr, MemorySegment memory, EnumSet<Access> access) {
         this.guard = new ResourceGuard(this,
-                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked), pd.guard);
+                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked));
         this.pd = pd;
         this.segment = memory;
         this.address = memory.address();
@@ -126,8 +147,18 @@ public final class MemoryRegion implements AutoCloseable {
         return ResourceGuard.create(() -> new MemoryRegion(pd, mr, memory, set), region -> region.guard, pd.guard);
     }
 
+    /**
+     * The arena is about to free the memory, whatever happens here: so first the windows bound to the region are
+     * closed (their rkeys would still let peers reach the memory; rxe also refuses to deregister under them), then
+     * the region is deregistered.
+     */
     private void deregisterOnArenaClose() {
         try {
+            for (MemoryWindow w : boundWindows.toArray(MemoryWindow[]::new)) {
+                LOG.log(System.Logger.Level.WARNING, "closing " + w + ": it was bound to " + this
+                        + ", whose memory's arena is closing");
+                w.close();
+            }
             close();
         } catch (RdmaException | RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "could not deregister " + this + " when its memory's arena closed", e);
@@ -154,6 +185,11 @@ public final class MemoryRegion implements AutoCloseable {
      */
     public long address() {
         return address;
+    }
+
+    /** Whether the region's memory is mapped in this process (not dma-buf memory, known only by its IOVA). */
+    boolean isMapped() {
+        return segment != null;
     }
 
     /**
@@ -231,7 +267,7 @@ public final class MemoryRegion implements AutoCloseable {
                     rc = (int) REREG_MR.invokeExact(state, mr, ibverbs_h.IBV_REREG_MR_CHANGE_ACCESS(),
                             MemorySegment.NULL, MemorySegment.NULL, 0L, mask);
                 } catch (Throwable t) {
-                    throw new AssertionError(t);
+                    throw DataPath.rethrow(t);
                 }
                 if (rc != 0) {
                     // A negative IBV_REREG_MR_ERR_* code; errno says why. The region keeps its old registration
@@ -257,28 +293,32 @@ public final class MemoryRegion implements AutoCloseable {
      * @throws RdmaException with {@code EOPNOTSUPP} if the device has no on-demand paging
      */
     public void advise(Advice advice, boolean flush, long offset, long length) throws RdmaException {
-        guard.checkOpen();
-        checkRange(offset, length);
-        if (length > 0xffff_ffffL) {
-            throw new IllegalArgumentException("advice covers at most 4 GiB - 1 at once, not " + length + " bytes");
-        }
-        MemorySegment op = pd.context().extendedOp(verbs_context.advise_mr$offset());
-        int rc;
-        if (op.equals(MemorySegment.NULL)) {
-            rc = Errno.EOPNOTSUPP;
-        } else {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment sge = ibv_sge.allocate(arena);
-                ibv_sge.addr(sge, address + offset);
-                ibv_sge.length(sge, (int) length);
-                ibv_sge.lkey(sge, lkey);
-                rc = verbs_context.advise_mr.invoke(op, pd.segment(), advice.value,
-                        flush ? ibverbs_h.IBV_ADVISE_MR_FLAG_FLUSH() : 0, sge, 1);
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            checkRange(offset, length);
+            if (length > 0xffff_ffffL) {
+                throw new IllegalArgumentException("advice covers at most 4 GiB - 1 at once, not " + length + " bytes");
             }
-        }
-        if (rc != 0) {
-            throw Errno.exception("ibv_advise_mr", Math.abs(rc), rc == Errno.EOPNOTSUPP
-                    ? pd.context().device().name() + " has no on-demand paging to advise" : "advising " + this);
+            MemorySegment op = pd.context().extendedOp(verbs_context.advise_mr$offset());
+            int rc;
+            if (op.equals(MemorySegment.NULL)) {
+                rc = Errno.EOPNOTSUPP;
+            } else {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment sge = ibv_sge.allocate(arena);
+                    ibv_sge.addr(sge, address + offset);
+                    ibv_sge.length(sge, (int) length);
+                    ibv_sge.lkey(sge, lkey);
+                    rc = verbs_context.advise_mr.invoke(op, pd.segment(), advice.value,
+                            flush ? ibverbs_h.IBV_ADVISE_MR_FLAG_FLUSH() : 0, sge, 1);
+                }
+            }
+            if (rc != 0) {
+                throw Errno.exception("ibv_advise_mr", Math.abs(rc), rc == Errno.EOPNOTSUPP
+                        ? pd.context().device().name() + " has no on-demand paging to advise" : "advising " + this);
+            }
+        } finally {
+            guard.exit();
         }
     }
 
@@ -299,6 +339,14 @@ public final class MemoryRegion implements AutoCloseable {
     }
 
     /** The native {@code struct ibv_mr *}. */
+    void windowBound(MemoryWindow window) {
+        boundWindows.add(window);
+    }
+
+    void windowUnbound(MemoryWindow window) {
+        boundWindows.remove(window);
+    }
+
     MemorySegment nativeRegion() {
         guard.checkOpen();
         return mr;
@@ -313,12 +361,25 @@ public final class MemoryRegion implements AutoCloseable {
     }
 
     private Runnable releaseIfLeaked() {
-        return ownedArena == null ? null : ownedArena::close;
+        return adopted ? null : deregisterOnce(mr, deregistered, ownedArena);
+    }
+
+    /** Deregisters {@code mr} unless {@code done} says it is already, then frees {@code owned} memory (if any). */
+    private static Runnable deregisterOnce(MemorySegment mr, AtomicBoolean done, Arena owned) {
+        return () -> {
+            if (done.compareAndSet(false, true)) {
+                ibverbs_h.ibv_dereg_mr(mr);
+            }
+            if (owned != null) {
+                owned.close();
+            }
+        };
     }
 
     private void destroy() throws RdmaException {
         if (!adopted) {
             Verbs.check("ibv_dereg_mr", ibverbs_h.ibv_dereg_mr(mr));
+            deregistered.set(true);
         }
         if (ownedArena != null) {
             ownedArena.close();

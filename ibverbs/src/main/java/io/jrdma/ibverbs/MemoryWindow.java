@@ -47,11 +47,15 @@ public final class MemoryWindow implements AutoCloseable {
     private final MemorySegment mw;
     private final MemorySegment deallocFn;
     private volatile int rkey;
-    /** The region of the latest type 1 bind: unbinding rebinds to it with length 0. */
-    private MemoryRegion boundRegion;
+    /**
+     * The region of the latest bind (type 2: posted), whose memory the rkey may reach until the window is unbound or
+     * closed; a type 1 unbind rebinds to it with length 0. The region knows the window too (see
+     * {@link MemoryRegion#windowBound}), so that its memory is never freed while a window still reaches it.
+     */
+    private volatile MemoryRegion boundRegion;
 
     private MemoryWindow(ProtectionDomain pd, Type type, MemorySegment mw) {
-        this.guard = new ResourceGuard(this, this::destroy, pd.guard);
+        this.guard = new ResourceGuard(this, ResourceGuard.Lifecycle.of(this::destroy, this::releaseIfLeaked));
         this.pd = pd;
         this.type = type;
         this.mw = mw.reinterpret(ibv_mw.sizeof());
@@ -122,7 +126,7 @@ public final class MemoryWindow implements AutoCloseable {
         }
         mr.checkRange(offset, length);
         int newRkey = bindType1(qp, mr, mr.address() + offset, length, windowAccess(access));
-        boundRegion = mr;
+        boundTo(mr);
         return newRkey;
     }
 
@@ -140,14 +144,19 @@ public final class MemoryWindow implements AutoCloseable {
         }
         if (boundRegion != null) {
             // A zero-length bind unbinds. The region stays named: providers (rxe) dereference it even then.
-            bindType1(qp, boundRegion, boundRegion.address(), 0, 0);
+            MemoryRegion region = boundRegion;
+            bindType1(qp, region, region.address(), 0, 0);
+            region.windowUnbound(this);
             boundRegion = null;
         }
     }
 
     private int bindType1(QueuePair qp, MemoryRegion mr, long address, long length, int accessMask)
             throws RdmaException {
-        guard.checkOpen();
+        qp.checkNotInOwnBatch();   // the provider binds through a post, under the lock that batch holds
+        // The provider reads all three during the call: a concurrent close of any of them waits for it.
+        ResourceGuard[] held = {guard, qp.guard, mr.guard};
+        ResourceGuard.enterAll(held, held.length);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment bind = ibv_mw_bind.allocate(arena);
             ibv_mw_bind.send_flags(bind, ibverbs_h.IBV_SEND_SIGNALED());
@@ -160,6 +169,8 @@ public final class MemoryWindow implements AutoCloseable {
             Verbs.check("ibv_bind_mw", ibv_context_ops.bind_mw.invoke(bindFn, qp.segment(), mw, bind));
             rkey = ibv_mw.rkey(mw);
             return rkey;
+        } finally {
+            ResourceGuard.exitAll(held, held.length);
         }
     }
 
@@ -177,9 +188,21 @@ public final class MemoryWindow implements AutoCloseable {
      * A type 2 bind was posted under {@code newRkey}. The provider reads {@code mw->rkey} to name the window in the
      * next bind or invalidate, and only the application knows the new key, so it is written back here.
      */
-    void boundTo(int newRkey) {
+    void boundTo(int newRkey, MemoryRegion region) {
         ibv_mw.rkey(mw, newRkey);
         rkey = newRkey;
+        boundTo(region);
+    }
+
+    private void boundTo(MemoryRegion region) {
+        MemoryRegion before = boundRegion;
+        if (before != region) {
+            region.windowBound(this);
+            boundRegion = region;
+            if (before != null) {
+                before.windowUnbound(this);
+            }
+        }
     }
 
     static int windowAccess(Access... access) {
@@ -208,8 +231,19 @@ public final class MemoryWindow implements AutoCloseable {
         return pd;
     }
 
+    /** Frees a leaked window; it must not refer to this object. */
+    private Runnable releaseIfLeaked() {
+        MemorySegment leaked = mw;
+        MemorySegment dealloc = deallocFn;
+        return () -> ibv_context_ops.dealloc_mw.invoke(dealloc, leaked);
+    }
+
     private void destroy() throws RdmaException {
         Verbs.check("ibv_dealloc_mw", ibv_context_ops.dealloc_mw.invoke(deallocFn, mw));
+        MemoryRegion region = boundRegion;
+        if (region != null) {
+            region.windowUnbound(this);
+        }
     }
 
     /** {@return whether {@link #close()} has completed} */

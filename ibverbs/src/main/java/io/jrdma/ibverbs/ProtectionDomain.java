@@ -27,6 +27,8 @@ public final class ProtectionDomain implements AutoCloseable {
     final ResourceGuard guard;
     private final Context context;
     private final MemorySegment pd;
+    /** The kernel's handle, kept for messages: the native struct is freed when this closes. */
+    private final int handle;
     /** Made and freed by someone else (see {@link #adopt}): never deallocated natively. */
     private final boolean adopted;
 
@@ -35,9 +37,10 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     private ProtectionDomain(Context context, MemorySegment pd, boolean adopted) {
-        this.guard = new ResourceGuard(this, this::destroy, context.guard);
+        this.guard = new ResourceGuard(this, ResourceGuard.Lifecycle.of(this::destroy, this::releaseIfLeaked));
         this.context = context;
         this.pd = pd.reinterpret(ibv_pd.sizeof());
+        this.handle = ibv_pd.handle(this.pd);
         this.adopted = adopted;
     }
 
@@ -67,7 +70,8 @@ public final class ProtectionDomain implements AutoCloseable {
      * @throws RdmaException            if {@code ibv_reg_mr} fails, e.g. {@code ENOMEM} past the locked-memory limit
      *                                  ({@code ulimit -l})
      * @throws UnsupportedOperationException if {@code ON_DEMAND} is asked of a device without on-demand paging
-     * @throws IllegalStateException    if the protection domain is closed
+     * @throws IllegalStateException    if the protection domain is closed, or {@code owner} is (the memory is freed)
+     * @throws WrongThreadException     if {@code owner} is a confined arena of another thread
      * @throws IllegalArgumentException for a heap segment, an empty segment, a segment not from {@code owner}, or
      *                                  REMOTE_WRITE/REMOTE_ATOMIC without LOCAL_WRITE
      */
@@ -82,6 +86,7 @@ public final class ProtectionDomain implements AutoCloseable {
         if (!owner.scope().equals(segment.scope())) {
             throw new IllegalArgumentException("the segment was not allocated from the given arena");
         }
+        checkUsable(segment);
         EnumSet<Access> set = checkedAccess(access);
         return ResourceGuard.create(() -> new MemoryRegion(this, segment, owner, set, false), mr -> mr.guard, guard);
     }
@@ -292,6 +297,19 @@ public final class ProtectionDomain implements AutoCloseable {
         return AddressHandle.fromCompletion(this, wcs, index, grh, port);
     }
 
+    /**
+     * Refuses, before any native call, memory this thread may not hand to the device: freed (its arena closed) or
+     * confined to another thread. FFM would refuse it too, but only inside the call's wrapper.
+     */
+    static void checkUsable(MemorySegment segment) {
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("the segment's arena is closed: its memory is freed");
+        }
+        if (!segment.isAccessibleBy(Thread.currentThread())) {
+            throw new WrongThreadException("the segment belongs to another thread's confined arena");
+        }
+    }
+
     /** The access set, checked for consistency and, for ON_DEMAND, against the device's capabilities. */
     private EnumSet<Access> checkedAccess(Access[] access) throws RdmaException {
         EnumSet<Access> set = Access.setOf(access);
@@ -301,6 +319,12 @@ public final class ProtectionDomain implements AutoCloseable {
                     + " cannot do on-demand paging (no IBV_ODP_SUPPORT): register without ON_DEMAND");
         }
         return set;
+    }
+
+    /** Frees a leaked protection domain; it must not refer to this object. */
+    private Runnable releaseIfLeaked() {
+        MemorySegment leaked = pd;
+        return adopted ? null : () -> ibverbs_h.ibv_dealloc_pd(leaked);
     }
 
     private void destroy() throws RdmaException {
@@ -333,6 +357,6 @@ public final class ProtectionDomain implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "ProtectionDomain[" + context.device().name() + ", handle " + ibv_pd.handle(pd) + "]";
+        return "ProtectionDomain[" + context.device().name() + ", handle " + handle + "]";
     }
 }

@@ -314,7 +314,7 @@ public final class QueuePair implements AutoCloseable {
 
     private QueuePair(Builder b, VerbsBridge.QpCreator creator, ResourceGuard[] parents) throws RdmaException {
         this.guard = new ResourceGuard(this,
-                ResourceGuard.Lifecycle.of(this::destroy, this::checkClosable, () -> null), b.confinement, parents);
+                ResourceGuard.Lifecycle.of(this::destroy, this::checkClosable, this::releaseIfLeaked), b.confinement);
         this.creator = creator;
         this.pd = b.pd;
         this.srq = b.srq;
@@ -458,13 +458,15 @@ public final class QueuePair implements AutoCloseable {
      * @throws IllegalStateException if the queue pair is closed
      */
     public QpAttributes query() throws RdmaException {
-        guard.checkOpen();
+        guard.enter();   // a concurrent close waits for the call instead of destroying the QP under it
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = ibv_qp_attr.allocate(arena);
             MemorySegment init = ibv_qp_init_attr.allocate(arena);
             int all = QpAttribute.maskOf(EnumSet.allOf(QpAttribute.class)) | IBV_QP_CAP();
             Verbs.check("ibv_query_qp", ibverbs_h.ibv_query_qp(qp, a, all, init));
             return QpAttributes.read(a);
+        } finally {
+            guard.exit();
         }
     }
 
@@ -483,7 +485,15 @@ public final class QueuePair implements AutoCloseable {
      * @throws IllegalStateException    if the queue pair is closed
      */
     public void modify(QpAttributes attributes) throws RdmaException {
-        guard.checkOpen();
+        guard.enter();
+        try {
+            modifyEntered(attributes);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    private void modifyEntered(QpAttributes attributes) throws RdmaException {
         QpState from = attributes.has(QpAttribute.CUR_STATE) ? attributes.currentState() : state();
         QpState to = attributes.has(QpAttribute.STATE) ? attributes.state() : from;
         QpTransitions.check(type, from, to, attributes.attributes());
@@ -509,11 +519,13 @@ public final class QueuePair implements AutoCloseable {
      * @throws IllegalStateException if the queue pair is closed
      */
     public Ece ece() throws RdmaException {
-        guard.checkOpen();
+        guard.enter();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ece = ibv_ece.allocate(arena);
             checkEce("ibv_query_ece", ibverbs_h.ibv_query_ece(qp, ece));
             return new Ece(ibv_ece.vendor_id(ece), ibv_ece.options(ece));
+        } finally {
+            guard.exit();
         }
     }
 
@@ -532,7 +544,7 @@ public final class QueuePair implements AutoCloseable {
      */
     public Ece setEce(Ece ece) throws RdmaException {
         Objects.requireNonNull(ece, "ece");
-        guard.checkOpen();
+        guard.enter();
         try (Arena arena = Arena.ofConfined()) {
             // In and out: the provider writes back what it accepted.
             MemorySegment asked = ibv_ece.allocate(arena);
@@ -540,6 +552,8 @@ public final class QueuePair implements AutoCloseable {
             ibv_ece.options(asked, ece.options());
             checkEce("ibv_set_ece", ibverbs_h.ibv_set_ece(qp, asked));
             return new Ece(ibv_ece.vendor_id(asked), ibv_ece.options(asked));
+        } finally {
+            guard.exit();
         }
     }
 
@@ -695,14 +709,18 @@ public final class QueuePair implements AutoCloseable {
      * @throws IllegalArgumentException if a request does not fit this queue pair (too many entries, inline data over
      *                                  its limit, an opcode its type cannot do, a UD send without destination, a
      *                                  region, address handle or window of another protection domain, a chain
-     *                                  longer than the send queue)
+     *                                  longer than the send queue), or carries operands its opcode does not read
+     *                                  (an RDMA operation without {@code rdma(...)}, an atomic without
+     *                                  {@code atomic(...)}, a {@code datagram(...)} destination on a connected queue
+     *                                  pair), or inline data from dma-buf memory
      * @throws IllegalStateException    if the queue pair, or a region, address handle or window a request names, is
-     *                                  closed
+     *                                  closed, or this thread has an {@link #extendedPost()} batch open on it
      * @throws WrongThreadException     if the queue pair is {@link ThreadConfinement#CONFINED} to another thread
      * @throws NullPointerException     if {@code head} is null
      */
     public void postSend(SendWorkRequest head) throws RdmaException {
         Objects.requireNonNull(head, "head");
+        checkNotInOwnBatch();
         guard.enter();   // refuses a closed queue pair, and makes a concurrent close wait for the post
         // One walk checks each request and holds what the provider will read of it; the holds of the requests up
         // to lastHeld are released on every path out, once.
@@ -717,7 +735,8 @@ public final class QueuePair implements AutoCloseable {
                 }
                 wr.check(pd);
                 SendOpcode op = wr.opcode();
-                if (wr.sgeCount() > maxSendSge || wr.isInline() || (plainOpcodes & 1L << op.ordinal()) == 0) {
+                if (wr.sgeCount() > maxSendSge || wr.isInline() || (plainOpcodes & 1L << op.ordinal()) == 0
+                        || wr.operands() != op.operands()) {
                     checkSend(wr);
                 }
                 if (wr.holdsAnything()) {
@@ -744,6 +763,19 @@ public final class QueuePair implements AutoCloseable {
         }
         for (SendWorkRequest wr = head; binds && wr != null; wr = wr.next()) {
             wr.posted();
+        }
+    }
+
+    /**
+     * Refuses a post (or window bind) from the thread that holds this queue pair's extended batch: the provider holds
+     * the send queue's lock from {@code ibv_wr_start} to its end, so the post would spin on it forever, inside a
+     * critical downcall that no safepoint can interrupt (the whole JVM would stop).
+     */
+    void checkNotInOwnBatch() {
+        ExtendedPost x = extendedPost;
+        if (x != null && x.isOpenOnThisThread()) {
+            throw new IllegalStateException("this thread has an extended batch open on " + this
+                    + ": post through it, or complete() or abort() it first");
         }
     }
 
@@ -806,7 +838,21 @@ public final class QueuePair implements AutoCloseable {
                 throw new IllegalStateException(ah + " is closed");
             }
         }
+        if (wr.isInline() && !wr.inlinesMappedMemory()) {
+            // The CPU copies inline data from the entries' addresses, which for dma-buf memory are device IOVAs.
+            throw new IllegalArgumentException("inline data cannot come from dma-buf memory, which this process "
+                    + "has not mapped: send it without inline(true)");
+        }
         SendOpcode op = wr.opcode();
+        if (type != QpType.UD && wr.operands() == Operands.DATAGRAM) {
+            // The union would hand the address handle's heap address to the device as a remote address.
+            throw new IllegalArgumentException("datagram(...) destinations are for UD queue pairs, not " + type);
+        }
+        if (op.operands() != Operands.NONE && wr.operands() != op.operands()) {
+            throw new IllegalArgumentException(op + " needs its operands: call "
+                    + (op.operands() == Operands.RDMA ? "rdma(remoteAddress, rkey)" : "atomic(...)")
+                    + " after the last reset() or datagram(...)");
+        }
         if (op == SendOpcode.BIND_MW && wr.window() == null) {
             // The provider would follow the request's (null) window pointer.
             throw new IllegalArgumentException("a BIND_MW request names its window: make it with bindWindow(...)");
@@ -827,7 +873,8 @@ public final class QueuePair implements AutoCloseable {
     private static long plainOpcodes(QpType type) {
         long mask = 0;
         for (SendOpcode op : SendOpcode.values()) {
-            if (type != QpType.UD && !op.isAtomic() && takes(type, op)) {
+            // BIND_MW is never plain: its window must be checked, or the provider follows a null window pointer.
+            if (type != QpType.UD && !op.isAtomic() && op != SendOpcode.BIND_MW && takes(type, op)) {
                 mask |= 1L << op.ordinal();
             }
         }
@@ -841,6 +888,21 @@ public final class QueuePair implements AutoCloseable {
             }
         }
         throw new IllegalStateException(what + " is not for a " + type + " queue pair");
+    }
+
+    /** Frees a leaked queue pair; it must not refer to this object. */
+    private Runnable releaseIfLeaked() {
+        MemorySegment leaked = qp;
+        VerbsBridge.QpCreator by = creator;
+        Context from = pd.context();
+        return () -> {
+            try {
+                by.destroy(leaked);
+            } catch (RdmaException e) {
+                throw new IllegalStateException(e);
+            }
+            from.unregister(leaked);
+        };
     }
 
     private void destroy() throws RdmaException {

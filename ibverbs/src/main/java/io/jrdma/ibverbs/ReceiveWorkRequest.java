@@ -29,6 +29,8 @@ public final class ReceiveWorkRequest {
     /** {@code wr}'s scope, kept to check it one load nearer: a post checks every request's. */
     private final MemorySegment.Scope scope;
     private final ScatterGatherList sgl;
+    /** Held while a post reads the request, if its arena can be closed: the close waits for the post. */
+    private final ResourceGuard arenaUse;
     private ReceiveWorkRequest next;
 
     /**
@@ -38,18 +40,24 @@ public final class ReceiveWorkRequest {
      * @throws IllegalArgumentException if {@code maxSge} is negative
      */
     public ReceiveWorkRequest(int maxSge) {
-        this(maxSge, Arena.ofAuto());
+        this(maxSge, Arena.ofAuto(), false);
     }
 
     /**
      * A request with room for {@code maxSge} scatter/gather entries, in {@code arena}.
      *
      * @param maxSge the most scatter/gather entries it will carry
-     * @param arena  where its native memory lives; closing the arena makes the request unusable (a post refuses it)
+     * @param arena  where its native memory lives; closing the arena waits for a post that reads the request, and
+     *               makes it unusable (later posts refuse it)
      * @throws IllegalArgumentException if {@code maxSge} is negative
      */
     public ReceiveWorkRequest(int maxSge, Arena arena) {
+        this(maxSge, arena, true);
+    }
+
+    private ReceiveWorkRequest(int maxSge, Arena arena, boolean closeable) {
         this.wr = ibv_recv_wr.allocate(arena);
+        this.arenaUse = closeable ? ResourceGuard.ofArena(arena, "a receive request's arena") : null;
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
         this.scope = wr.scope();
         this.sgl = new ScatterGatherList(maxSge, arena);
@@ -156,12 +164,28 @@ public final class ReceiveWorkRequest {
             }
         }
         owner.enter();   // refuses a closed queue, and makes a concurrent close wait for the post
+        ReceiveWorkRequest lastHeld = null;
         int rc;
         try {
+            // The provider reads every request of the chain: their arenas stay open until it has.
+            for (ReceiveWorkRequest r = this; r != null; r = r.next) {
+                if (r.arenaUse != null) {
+                    r.arenaUse.enter();
+                    lastHeld = r;
+                }
+            }
             rc = (int) DataPath.POST_RECV.invokeExact(fn, target.address(), wr, badWr.address());
         } catch (Throwable t) {
             throw DataPath.rethrow(t);
         } finally {
+            for (ReceiveWorkRequest r = this; lastHeld != null; r = r.next) {
+                if (r.arenaUse != null) {
+                    r.arenaUse.exit();
+                }
+                if (r == lastHeld) {
+                    break;
+                }
+            }
             owner.exit();
         }
         if (rc != 0) {

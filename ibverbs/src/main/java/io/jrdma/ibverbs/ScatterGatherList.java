@@ -95,6 +95,16 @@ final class ScatterGatherList {
         return at + count;
     }
 
+    /** Whether every entry's region is memory mapped in this process, not dma-buf memory known by its IOVA. */
+    boolean allMapped() {
+        for (int i = 0; i < count; i++) {
+            if (!regions[i].isMapped()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     int count() {
         return count;
     }

@@ -51,6 +51,15 @@ public enum SendOpcode {
         return value;
     }
 
+    /** The operands this operation reads from the request's {@code wr} union. */
+    Operands operands() {
+        return switch (this) {
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> Operands.RDMA;
+            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> Operands.ATOMIC;
+            default -> Operands.NONE;
+        };
+    }
+
     /** Atomics move exactly 8 bytes to and from an 8-byte aligned remote address. */
     boolean isAtomic() {
         return this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD;

@@ -29,6 +29,7 @@ public final class SendWorkRequest {
     private static final long INVALIDATE_RKEY = ibv_send_wr.invalidate_rkey$offset();
     // Nested union members, at offsets summed once: the generated nested getters would slice (allocate) per call.
     private static final long WR = ibv_send_wr.wr$offset();
+    private static final long WR_SIZE = ibv_send_wr.wr$layout().byteSize();
     private static final long RDMA_REMOTE_ADDR = WR + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.remote_addr$offset();
     private static final long RDMA_RKEY = WR + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.rkey$offset();
     private static final long ATOMIC_REMOTE_ADDR = WR + ibv_send_wr.wr.atomic$offset() + ibv_send_wr.wr.atomic.remote_addr$offset();
@@ -57,6 +58,8 @@ public final class SendWorkRequest {
     private final MemorySegment.Scope scope;
     private final ScatterGatherList sgl;
     private SendOpcode opcode = SendOpcode.SEND;
+    /** The member of the {@code wr} union written last; the union's other bytes are zero. */
+    private Operands operands = Operands.NONE;
     /** {@code send_flags} as written, kept here too so that posting checks them without reading native memory. */
     private int flags;
     private SendWorkRequest next;
@@ -66,6 +69,8 @@ public final class SendWorkRequest {
     private int windowRkey;
     /** What a post holds open while the provider reads it in user space; see {@link #hold()}. */
     private final ResourceGuard[] inUse;
+    /** Held while a post reads the request, if its arena can be closed: the close waits for the post. */
+    private final ResourceGuard arenaUse;
     private int inUseCount;
 
     /**
@@ -75,22 +80,28 @@ public final class SendWorkRequest {
      * @throws IllegalArgumentException if {@code maxSge} is negative
      */
     public SendWorkRequest(int maxSge) {
-        this(maxSge, Arena.ofAuto());
+        this(maxSge, Arena.ofAuto(), false);
     }
 
     /**
      * A request with room for {@code maxSge} scatter/gather entries, in {@code arena}.
      *
      * @param maxSge the most scatter/gather entries it will carry
-     * @param arena  where its native memory lives; closing the arena makes the request unusable (a post refuses it)
+     * @param arena  where its native memory lives; closing the arena waits for a post that reads the request, and
+     *               makes it unusable (later posts refuse it)
      * @throws IllegalArgumentException if {@code maxSge} is negative
      */
     public SendWorkRequest(int maxSge, Arena arena) {
+        this(maxSge, arena, true);
+    }
+
+    private SendWorkRequest(int maxSge, Arena arena, boolean closeable) {
         this.wr = ibv_send_wr.allocate(arena);
+        this.arenaUse = closeable ? ResourceGuard.ofArena(arena, "a send request's arena") : null;
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
         this.scope = wr.scope();
         this.sgl = new ScatterGatherList(maxSge, arena);
-        this.inUse = new ResourceGuard[Math.max(0, maxSge) + 3];
+        this.inUse = new ResourceGuard[Math.max(0, maxSge) + 4];
         reset();
     }
 
@@ -104,6 +115,7 @@ public final class SendWorkRequest {
         wr.set(ValueLayout.ADDRESS, SG_LIST, sgl.segment());
         sgl.clear();
         opcode = SendOpcode.SEND;
+        operands = Operands.NONE;
         flags = 0;
         next = null;
         addressHandle = null;
@@ -224,6 +236,7 @@ public final class SendWorkRequest {
      * @return this request
      */
     public SendWorkRequest rdma(long remoteAddress, int rkey) {
+        operands(Operands.RDMA);
         wr.set(ValueLayout.JAVA_LONG, RDMA_REMOTE_ADDR, remoteAddress);
         wr.set(ValueLayout.JAVA_INT, RDMA_RKEY, rkey);
         return this;
@@ -245,6 +258,7 @@ public final class SendWorkRequest {
             throw new IllegalArgumentException("atomics need an 8-byte aligned remote address, not 0x"
                     + Long.toHexString(remoteAddress));
         }
+        operands(Operands.ATOMIC);
         wr.set(ValueLayout.JAVA_LONG, ATOMIC_REMOTE_ADDR, remoteAddress);
         wr.set(ValueLayout.JAVA_INT, ATOMIC_RKEY, rkey);
         wr.set(ValueLayout.JAVA_LONG, ATOMIC_COMPARE_ADD, compareAdd);
@@ -262,7 +276,9 @@ public final class SendWorkRequest {
      * @throws IllegalStateException if the address handle is closed
      */
     public SendWorkRequest datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
-        wr.set(ValueLayout.ADDRESS, UD_AH, ah.segment());
+        MemorySegment handle = ah.segment();
+        operands(Operands.DATAGRAM);
+        wr.set(ValueLayout.ADDRESS, UD_AH, handle);
         wr.set(ValueLayout.JAVA_INT, UD_REMOTE_QPN, remoteQpn);
         wr.set(ValueLayout.JAVA_INT, UD_REMOTE_QKEY, remoteQkey);
         addressHandle = ah;
@@ -362,10 +378,29 @@ public final class SendWorkRequest {
         return sgl.totalBytes();
     }
 
+    /**
+     * Makes {@code kind} the union member this request holds: switching zeroes the union (so no byte of the
+     * previous member survives into the new one) and forgets a UD destination. Allocation-free.
+     */
+    private void operands(Operands kind) {
+        if (operands != kind) {
+            for (long at = 0; at < WR_SIZE; at += Long.BYTES) {
+                wr.set(ValueLayout.JAVA_LONG_UNALIGNED, WR + at, 0L);
+            }
+            addressHandle = null;
+            operands = kind;
+        }
+    }
+
+    /** The member of the {@code wr} union this request holds. */
+    Operands operands() {
+        return operands;
+    }
+
     /** After a successful post: a BIND_MW request moves its window to the new rkey. */
     void posted() {
         if (window != null && opcode == SendOpcode.BIND_MW) {
-            window.boundTo(windowRkey);
+            window.boundTo(windowRkey, windowRegion);
         }
     }
 
@@ -394,8 +429,9 @@ public final class SendWorkRequest {
 
     /**
      * Holds open, until {@link #release()}, what the provider reads in user space while posting: the regions of
-     * inline data (copied by the CPU), the address handle and the window with its region. A concurrent close of
-     * one of them waits for the post instead of freeing memory under it.
+     * inline data (copied by the CPU), the address handle, the window with its region, and the request's own arena
+     * (a chain links to it by address). A concurrent close of one of them waits for the post instead of freeing
+     * memory under it.
      *
      * @throws IllegalStateException    if one of them is closed (nothing is held then)
      * @throws IllegalArgumentException if this request is held already: it appears twice in one chain (a cycle)
@@ -407,6 +443,9 @@ public final class SendWorkRequest {
                     + " appears twice in the chain (a cycle?)");
         }
         int n = isInline() ? sgl.regionGuardsInto(inUse, 0) : 0;
+        if (arenaUse != null) {
+            inUse[n++] = arenaUse;
+        }
         if (addressHandle != null) {
             inUse[n++] = addressHandle.guard;
         }
@@ -420,7 +459,7 @@ public final class SendWorkRequest {
 
     /** Whether {@link #hold()} has anything to hold: inline data's regions, an address handle or a window. */
     boolean holdsAnything() {
-        return isInline() || addressHandle != null || window != null;
+        return isInline() || addressHandle != null || window != null || arenaUse != null;
     }
 
     /** Ends {@link #hold()}. */
@@ -437,6 +476,11 @@ public final class SendWorkRequest {
     /** The UD destination, or null. Kept so that a post can refuse a destroyed one. */
     AddressHandle addressHandle() {
         return addressHandle;
+    }
+
+    /** Whether every entry's memory is mapped in this process (none is dma-buf), so that the CPU can copy it. */
+    boolean inlinesMappedMemory() {
+        return sgl.allMapped();
     }
 
     boolean isInline() {

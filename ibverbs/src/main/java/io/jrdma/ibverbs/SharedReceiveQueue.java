@@ -31,6 +31,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
     final ResourceGuard guard;
     private final ProtectionDomain pd;
     private final MemorySegment srq;
+    /** The kernel's handle, kept for messages: the native struct is freed when this closes. */
+    private final int handle;
     private final MemorySegment postSrqRecvFn;
     private final int maxSge;
     /** Changed by {@link #resize}: a post racing a resize checks its chain against either size; the provider rules. */
@@ -48,7 +50,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     private SharedReceiveQueue(ProtectionDomain pd, int maxWr, int maxSge, CompletionQueue cq,
                                ResourceGuard[] parents) throws RdmaException {
-        this.guard = new ResourceGuard(this, this::destroy, parents);
+        this.guard = new ResourceGuard(this, ResourceGuard.Lifecycle.of(this::destroy, this::releaseIfLeaked));
         this.pd = pd;
         try (Arena arena = Arena.ofConfined()) {
             // struct ibv_srq_init_attr is the leading part of struct ibv_srq_init_attr_ex, as verbs.h relies on too.
@@ -58,6 +60,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
             ibv_srq_attr.max_sge(attr, maxSge);
             this.srq = (cq == null ? Verbs.pointer("ibv_create_srq", CREATE_SRQ, pd.segment(), init)
                     : createEx(pd, cq, init)).reinterpret(ibv_srq.sizeof());
+            this.handle = ibv_srq.handle(srq);
             this.maxSge = ibv_srq_attr.max_sge(attr);
             this.maxWr = ibv_srq_attr.max_wr(attr);
         }
@@ -122,11 +125,15 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * @throws IllegalStateException    if the queue is closed
      */
     public void armLimit(int limit) throws RdmaException {
-        guard.checkOpen();
-        if (limit < 1) {
-            throw new IllegalArgumentException("the limit must be at least 1, not " + limit);
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            if (limit < 1) {
+                throw new IllegalArgumentException("the limit must be at least 1, not " + limit);
+            }
+            modify(0, limit, ibverbs_h.IBV_SRQ_LIMIT());
+        } finally {
+            guard.exit();
         }
-        modify(0, limit, ibverbs_h.IBV_SRQ_LIMIT());
     }
 
     /**
@@ -144,13 +151,17 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * @throws IllegalStateException    if the queue is closed
      */
     public int resize(int maxWr) throws RdmaException {
-        guard.checkOpen();
-        if (maxWr < 1) {
-            throw new IllegalArgumentException("a shared receive queue needs maxWr >= 1, not " + maxWr);
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            if (maxWr < 1) {
+                throw new IllegalArgumentException("a shared receive queue needs maxWr >= 1, not " + maxWr);
+            }
+            modify(maxWr, 0, ibverbs_h.IBV_SRQ_MAX_WR());
+            this.maxWr = query().maxWr();
+            return this.maxWr;
+        } finally {
+            guard.exit();
         }
-        modify(maxWr, 0, ibverbs_h.IBV_SRQ_MAX_WR());
-        this.maxWr = query().maxWr();
-        return this.maxWr;
     }
 
     /**
@@ -161,18 +172,22 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * @throws IllegalStateException if the queue is closed
      */
     public int number() throws RdmaException {
-        guard.checkOpen();
-        MemorySegment op = pd.context().requireExtendedOp(verbs_context.get_srq_num$offset(), "ibv_get_srq_num",
-                "SRQ numbers");
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment number = arena.allocate(ValueLayout.JAVA_INT);
-            int rc = verbs_context.get_srq_num.invoke(op, srq, number);
-            if (Math.abs(rc) == Errno.EOPNOTSUPP) {
-                throw Errno.exception("ibv_get_srq_num", Errno.EOPNOTSUPP,
-                        pd.context().device().name() + " gives no SRQ numbers (they serve XRC)");
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            MemorySegment op = pd.context().requireExtendedOp(verbs_context.get_srq_num$offset(), "ibv_get_srq_num",
+                    "SRQ numbers");
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment number = arena.allocate(ValueLayout.JAVA_INT);
+                int rc = verbs_context.get_srq_num.invoke(op, srq, number);
+                if (Math.abs(rc) == Errno.EOPNOTSUPP) {
+                    throw Errno.exception("ibv_get_srq_num", Errno.EOPNOTSUPP,
+                            pd.context().device().name() + " gives no SRQ numbers (they serve XRC)");
+                }
+                Verbs.check("ibv_get_srq_num", rc);
+                return number.get(ValueLayout.JAVA_INT, 0);
             }
-            Verbs.check("ibv_get_srq_num", rc);
-            return number.get(ValueLayout.JAVA_INT, 0);
+        } finally {
+            guard.exit();
         }
     }
 
@@ -193,11 +208,15 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * @throws IllegalStateException if the queue is closed
      */
     public Attributes query() throws RdmaException {
-        guard.checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = ibv_srq_attr.allocate(arena);
-            Verbs.check("ibv_query_srq", ibverbs_h.ibv_query_srq(srq, attr));
-            return new Attributes(ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr), ibv_srq_attr.srq_limit(attr));
+        guard.enter();   // a concurrent close waits for this call
+        try {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment attr = ibv_srq_attr.allocate(arena);
+                Verbs.check("ibv_query_srq", ibverbs_h.ibv_query_srq(srq, attr));
+                return new Attributes(ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr), ibv_srq_attr.srq_limit(attr));
+            }
+        } finally {
+            guard.exit();
         }
     }
 
@@ -212,6 +231,16 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     MemorySegment segment() {
         return srq;
+    }
+
+    /** Frees a leaked queue; it must not refer to this object. */
+    private Runnable releaseIfLeaked() {
+        MemorySegment leaked = srq;
+        Context from = pd.context();
+        return () -> {
+            ibverbs_h.ibv_destroy_srq(leaked);
+            from.unregister(leaked);
+        };
     }
 
     private void destroy() throws RdmaException {
@@ -238,6 +267,6 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "SharedReceiveQueue[handle " + ibv_srq.handle(srq) + "]";
+        return "SharedReceiveQueue[handle " + handle + "]";
     }
 }

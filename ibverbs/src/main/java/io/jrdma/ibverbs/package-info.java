@@ -30,8 +30,9 @@
  * {@link io.jrdma.ibverbs.ProtectionDomain#allocate} owns its memory and frees it on close. Work requests
  * ({@link io.jrdma.ibverbs.SendWorkRequest}, {@link io.jrdma.ibverbs.ReceiveWorkRequest}) and
  * {@link io.jrdma.ibverbs.WorkCompletions} are plain objects in an arena of their own (or one given), with nothing to
- * close. A context that becomes unreachable without being closed, together with everything under it, is reported (a
- * warning naming each object still open and where it was created) and released. The context a connection manager id
+ * close. Any object that becomes unreachable without being closed is reported (a warning naming it and where it was
+ * created; {@code -Djrdma.leakDetection=all}, {@code sampled} or {@code off} sets how much) and freed, after the objects
+ * made from it; a parent never keeps a leaked child alive. The context a connection manager id
  * hands out ({@code CmId.context()}) belongs to librdmacm: closing it releases only the Java side.
  *
  * <h2>Threads</h2>

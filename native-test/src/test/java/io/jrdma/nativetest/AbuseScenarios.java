@@ -1,6 +1,7 @@
 package io.jrdma.nativetest;
 
 import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.AddressHandle;
 import io.jrdma.ibverbs.CompletionChannel;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
@@ -14,6 +15,7 @@ import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.SharedReceiveQueue;
 import io.jrdma.ibverbs.ThreadConfinement;
 import io.jrdma.ibverbs.WcField;
 import io.jrdma.ibverbs.WorkCompletions;
@@ -219,6 +221,97 @@ public final class AbuseScenarios {
                 qp.postSend(wr);
             }
         });
+        // A BIND_MW request built by opcode() alone: the provider would follow its null window and region.
+        scenario("bindMwWithoutWindow", IAE, ctx -> withRc(ctx, (pd, cq, qp, mr) ->
+                qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.BIND_MW).signaled(true))));
+        // rdma(...) after datagram(...) overwrote the address handle pointer with a remote address the user chose.
+        scenario("udSendWithRdmaOverItsDestination", IAE, ctx -> withUd(ctx, (pd, cq, qp, mr) -> {
+            try (AddressHandle ah = pd.createAddressHandle(qp.endpoint(1, DeviceSupport.gidIndex(ctx), 0), 1,
+                    DeviceSupport.gidIndex(ctx))) {
+                qp.postSend(new SendWorkRequest(1).add(mr, 0, 64).datagram(ah, qp.qpNumber(), 0x1234)
+                        .rdma(0xdead_0000L, 1));
+            }
+        }));
+        // On a connected queue pair the address handle's heap address would go to the peer as the remote address.
+        scenario("rdmaWriteWithADatagramDestination", IAE, ctx -> withRc(ctx, (pd, cq, qp, mr) -> {
+            try (AddressHandle ah = pd.createAddressHandle(qp.endpoint(1, DeviceSupport.gidIndex(ctx), 0), 1,
+                    DeviceSupport.gidIndex(ctx))) {
+                qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE).add(mr, 0, 64)
+                        .rdma(mr.address(), mr.remoteKey()).datagram(ah, 1, 1));
+            }
+        }));
+        scenario("rdmaWriteWithAtomicOperands", IAE, ctx -> withRc(ctx, (pd, cq, qp, mr) ->
+                qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE).add(mr, 0, 64)
+                        .atomic(mr.address(), mr.remoteKey(), 1, 2))));
+        // The providers' setters write into the request the last builder started: none here.
+        scenario("extendedSgeWithoutARequest", ISE, ctx -> withExtendedPost(ctx, (qp, post, mr) -> post.sge(mr, 0, 64)));
+        scenario("extendedSecondSge", ISE, ctx -> withExtendedPost(ctx, (qp, post, mr) ->
+                post.id(1).send().sge(mr, 0, 64).sge(mr, 64, 64)));
+        scenario("extendedInlineAfterLocalInvalidate", ISE, ctx -> withExtendedPost(ctx, (qp, post, mr) ->
+                post.id(1).localInvalidate(1).inline(mr.segment().asSlice(0, 8))));
+        scenario("extendedCompleteWithoutData", ISE, ctx -> withExtendedPost(ctx, (qp, post, mr) -> {
+            post.id(1).send();
+            post.complete();
+        }));
+        scenario("extendedBuilderBeforeTheLastHasData", ISE, ctx -> withExtendedPost(ctx, (qp, post, mr) ->
+                post.id(1).send().send()));
+        // The provider holds the send queue's lock for the batch: a classic post would spin on it forever.
+        scenario("postSendInsideOwnBatch", ISE, ctx -> withExtendedPost(ctx, (qp, post, mr) ->
+                qp.postSend(new SendWorkRequest(1).add(mr, 0, 64))));
+        scenario("windowBindInsideOwnBatch", ISE, ctx -> withExtendedPost(ctx, (qp, post, mr) -> {
+            try (MemoryWindow mw = mr.protectionDomain().allocateMemoryWindow(MemoryWindow.Type.TYPE_1)) {
+                mw.bind(qp, mr, 0, 64, Access.REMOTE_READ);
+            }
+        }));
+        scenario("pollInsideOwnExtendedPoll", ISE, ctx -> withFlushedExtendedCq(ctx, cq -> cq.poll(new WorkCompletions(1))));
+        scenario("resizeInsideOwnExtendedPoll", ISE, ctx -> withFlushedExtendedCq(ctx, cq -> cq.resize(64)));
+        scenario("registerMemoryOfAClosedArena", ISE, ctx -> {
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+                Arena arena = Arena.ofShared();
+                MemorySegment freed = arena.allocate(4096);
+                arena.close();
+                pd.register(freed, arena, Access.LOCAL_WRITE);
+            }
+        });
+        scenario("registerAnotherThreadsConfinedMemory", WTE, ctx -> {
+            CompletableFuture<Object[]> theirs = new CompletableFuture<>();   // their arena and a segment of it
+            CountDownLatch done = new CountDownLatch(1);
+            Thread.ofPlatform().daemon().start(() -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    theirs.complete(new Object[] {arena, arena.allocate(4096)});
+                    done.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Object[] memory = theirs.get(30, TimeUnit.SECONDS);
+            try (ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+                pd.register((MemorySegment) memory[1], (Arena) memory[0], Access.LOCAL_WRITE);
+            } finally {
+                done.countDown();
+            }
+        });
+        scenario("namesOfClosedObjects", "none", ctx -> {
+            ProtectionDomain pd = ctx.allocateProtectionDomain();
+            CompletionQueue cq = cq(ctx, 4);
+            SharedReceiveQueue srq = pd.createSharedReceiveQueue(4, 1);
+            QueuePair qp = qp(pd, QpType.UD).completionQueue(cq).create();
+            AddressHandle ah = pd.createAddressHandle(qp.endpoint(1, DeviceSupport.gidIndex(ctx), 0), 1,
+                    DeviceSupport.gidIndex(ctx));
+            qp.close();
+            Object[] objects = {ah, srq, cq, pd};
+            for (Object o : objects) {
+                String open = o.toString();
+                ((AutoCloseable) o).close();
+                // Churn the heap the native struct was freed to, so that reading it would show.
+                for (int i = 0; i < 4; i++) {
+                    pd.toString();
+                }
+                if (!open.equals(o.toString())) {
+                    throw new AssertionError(open + " became " + o + " once closed");
+                }
+            }
+        });
         scenario("closeCqWhilePolling", ISE, WTE, ctx -> {
             CompletionQueue cq = cq(ctx, 4);
             WorkCompletions wcs = new WorkCompletions(4);
@@ -287,6 +380,67 @@ public final class AbuseScenarios {
              MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE)) {
             qp.toInitDatagram(1, 0x1234);
             body.run(pd, cq, qp, mr);
+        }
+    }
+
+    /** A PD, CQ, RC queue pair (in RESET: the provider reads a request before the kernel refuses it) and a region. */
+    private static void withRc(Context ctx, UdBody body) throws Exception {
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+             CompletionQueue cq = cq(ctx, 16);
+             QueuePair qp = qp(pd, QpType.RC).completionQueue(cq).capacity(8, 8).create();
+             MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
+                     Access.REMOTE_ATOMIC, Access.MW_BIND)) {
+            body.run(pd, cq, qp, mr);
+        }
+    }
+
+    @FunctionalInterface
+    private interface BatchBody {
+        void run(QueuePair qp, ExtendedPost post, MemoryRegion mr) throws Exception;
+    }
+
+    /** Runs {@code body} inside an open batch of an extended RC queue pair, aborted after it. */
+    private static void withExtendedPost(Context ctx, BatchBody body) throws Exception {
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+             CompletionQueue cq = cq(ctx, 16);
+             QueuePair qp = qp(pd, QpType.RC).completionQueue(cq).maxInlineData(64)
+                     .extendedSendOps(SendOpcode.SEND, SendOpcode.LOCAL_INV).create();
+             MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE, Access.MW_BIND)) {
+            ExtendedPost post = qp.extendedPost().start();
+            try {
+                body.run(qp, post, mr);
+            } finally {
+                post.abort();
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface CqBody {
+        void run(CompletionQueue cq) throws Exception;
+    }
+
+    /** Runs {@code body} inside an extended poll of a CQ that holds flushed completions, ended after it. */
+    private static void withFlushedExtendedCq(Context ctx, CqBody body) throws Exception {
+        try (ProtectionDomain pd = ctx.allocateProtectionDomain();
+             MemoryRegion mr = pd.allocate(4096, Access.LOCAL_WRITE);
+             CompletionQueue cq = ctx.completionQueue(16).extended(WcField.BYTE_LEN).confinement(mode).create()) {
+            try (QueuePair qp = qp(pd, QpType.UD).completionQueue(cq).capacity(4, 4).create()) {
+                qp.toInitDatagram(1, 0x1234);
+                qp.postReceive(new ReceiveWorkRequest(1).add(mr, 0, 64));
+                qp.toError();
+            }
+            ExtendedPoll poll = cq.extendedPoll();
+            for (long end = System.nanoTime() + 10_000_000_000L; !poll.start(); ) {
+                if (System.nanoTime() > end) {
+                    throw new AssertionError("the flushed receive never completed");
+                }
+            }
+            try {
+                body.run(cq);
+            } finally {
+                poll.end();
+            }
         }
     }
 

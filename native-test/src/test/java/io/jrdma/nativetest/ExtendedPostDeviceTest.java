@@ -85,6 +85,8 @@ class ExtendedPostDeviceTest {
             assertThrows(IllegalStateException.class, () -> post.id(1), "no batch started");
             post.start();
             assertThrows(IllegalStateException.class, post::send, "SEND was not asked for");
+            assertThrows(IllegalStateException.class, () -> post.sge(p.mrA, 0, 8), "no request to set");
+            post.id(1).rdmaWrite(p.mrB.remoteKey(), p.mrB.address());
             assertThrows(IndexOutOfBoundsException.class, () -> post.sge(p.mrA, RcPair.BUFFER - 4, 8));
             assertThrows(IllegalArgumentException.class, () -> post.inline(MemorySegment.ofArray(new byte[4])));
             assertThrows(IllegalStateException.class, post::start, "already started");

@@ -108,7 +108,7 @@ public final class CmId implements AutoCloseable {
 
     private CmId(MemorySegment id, EventChannel channel) {
         this.guard = new ResourceGuard(this,
-                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked), channel.guard);
+                ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked));
         this.id = id.reinterpret(rdma_cm_id.sizeof());
         this.channel = channel;
         this.portSpace = PortSpace.of(rdma_cm_id.ps(this.id));
@@ -858,7 +858,7 @@ public final class CmId implements AutoCloseable {
         guard.close();
     }
 
-    /** A leaked id is destroyed by its channel's leak guard, before the channel; this must not refer to the id. */
+    /** Destroys a leaked id (before its channel, if that leaked too); it must not refer to the id. */
     private Runnable releaseIfLeaked() {
         MemorySegment leaked = id;
         return () -> {

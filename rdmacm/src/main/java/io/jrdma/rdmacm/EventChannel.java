@@ -8,8 +8,6 @@ import io.jrdma.bindings.rdmacm.rdma_ud_param;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.Fd;
-import io.jrdma.ibverbs.internal.LeakGuard;
-import io.jrdma.ibverbs.internal.Ledger;
 import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
@@ -27,9 +25,9 @@ import java.util.function.Consumer;
 /**
  * A connection-manager event channel ({@code struct rdma_event_channel}): where the events of its ids arrive.
  * Waits use poll(2) on its file descriptor with a timeout, are interruptible and fine on virtual threads. Each event
- * is copied into a {@link CmEvent} and acknowledged at once, so none is leaked or acknowledged twice. A channel
- * dropped without {@link #close()} is reported (a warning naming it and its ids still open, each with where it was
- * created) and released with them.
+ * is copied into a {@link CmEvent} and acknowledged at once, so none is leaked or acknowledged twice. A channel or
+ * id dropped without {@link #close()} is reported when it becomes unreachable (a warning naming it, with where it
+ * was created) and released, a channel after its ids.
  *
  * {@snippet class=io.jrdma.rdmacm.snippets.CmIdSnippets region=event-channel}
  */
@@ -52,22 +50,18 @@ public final class EventChannel implements AutoCloseable {
     private volatile Thread loop;
     /** Set under {@link #reading} when the native channel is gone, so no reader can touch it afterwards. */
     private boolean destroyed;
-    private final LeakGuard leakGuard;
 
     private EventChannel(MemorySegment channel) {
         this.channel = channel.reinterpret(rdma_event_channel.sizeof());
         this.fd = rdma_event_channel.fd(this.channel);
         // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
         Fd.setNonBlocking(fd);
-        this.guard = new ResourceGuard(this, this::destroy);
-        Ledger ledger = guard.ledger();
         MemorySegment leaked = this.channel;
-        // The ids first: destroying one tells the kernel through the channel's file.
-        this.leakGuard = LeakGuard.watch(this, LOG, "EventChannel[fd " + fd + "]", ledger, guard.creationSite(),
-                () -> {
-            ledger.releaseLeaked();
-            rdma_cma_h.rdma_destroy_event_channel(leaked);
-        });
+        // A leaked channel is destroyed after its leaked ids (they are its children): destroying one tells the kernel
+        // through the channel's file.
+        this.guard = new ResourceGuard(this, ResourceGuard.Lifecycle.of(this::destroy,
+                () -> () -> rdma_cma_h.rdma_destroy_event_channel(leaked)));
+        guard.watchForLeaks();
     }
 
     /**
@@ -271,7 +265,6 @@ public final class EventChannel implements AutoCloseable {
         try {
             destroyed = true;
             rdma_cma_h.rdma_destroy_event_channel(channel);
-            leakGuard.disarm();
         } finally {
             reading.unlock();
         }

@@ -27,8 +27,8 @@
  *   <li>The {@link io.jrdma.ibverbs.Context} of an id ({@link io.jrdma.rdmacm.CmId#context()}) was opened by
  *       librdmacm, which keeps it open: close the objects made from it, not necessarily the context.</li>
  *   <li>Events are copied into {@link io.jrdma.rdmacm.CmEvent}s and acknowledged as they are read: there is nothing
- *       to release. A channel that becomes unreachable without being closed is reported (a warning naming it and its
- *       ids still open, with where they were created) and released with them.</li>
+ *       to release. A channel or id that becomes unreachable without being closed is reported (a warning naming it,
+ *       with where it was created) and released, a channel after its ids.</li>
  * </ul>
  *
  * <h2>Threads</h2>

@@ -63,7 +63,7 @@ public final class Errno {
                     return s.reinterpret(64).getString(0);
                 }
             } catch (Throwable t) {
-                throw new AssertionError(t);
+                throw DataPath.rethrow(t);
             }
         }
         return "errno" + errno;
@@ -75,7 +75,7 @@ public final class Errno {
             MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
             return s.reinterpret(256).getString(0);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 

@@ -90,7 +90,7 @@ public final class Fd {
         } catch (InterruptedException | RuntimeException e) {
             throw e;
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 
@@ -128,7 +128,7 @@ public final class Fd {
             } catch (RuntimeException e) {
                 throw e;
             } catch (Throwable t) {
-                throw new AssertionError(verb, t);
+                throw DataPath.rethrow(t);
             }
             if (rc == 0) {
                 return true;
@@ -149,7 +149,7 @@ public final class Fd {
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 }

@@ -37,7 +37,7 @@ public final class HugePages {
                     MAP_PRIVATE_ANONYMOUS_HUGETLB, -1, 0L);
             errno = Errno.read(state);
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
         if (addr.address() == MAP_FAILED) {
             throw new UnsupportedOperationException("cannot map " + size + " bytes of huge pages: " + Errno.name(errno)
@@ -55,7 +55,7 @@ public final class HugePages {
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable t) {
-            throw new AssertionError(t);
+            throw DataPath.rethrow(t);
         }
     }
 }

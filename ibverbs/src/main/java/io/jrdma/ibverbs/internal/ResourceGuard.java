@@ -3,14 +3,11 @@ package io.jrdma.ibverbs.internal;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ThreadConfinement;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -28,12 +25,8 @@ import java.util.function.Supplier;
 public final class ResourceGuard {
     private final Object resource;
     private final Lifecycle lifecycle;
-    private volatile List<ResourceGuard> parents;
-    private final Set<ResourceGuard> children = new LinkedHashSet<>();
-    private final Ledger ledger;
-    /** Where this object was created, for leak reports. */
-    private final Throwable site = new Throwable("created here");
-    private long ledgerId;
+    /** The objects created from this one, and what becomes of this one if it is never closed. */
+    private final LeakTracker tracker;
     /** The only thread that may use or close a confined resource; null for a shared one. */
     private final Thread owner;
     private volatile boolean closed;
@@ -75,12 +68,17 @@ public final class ResourceGuard {
         }
 
         /**
-         * What must still be freed if the object is never closed, run by its root's {@link LeakGuard} (after a leaked
-         * context is closed, before a leaked event channel is destroyed); null when releasing the root releases
-         * everything. It must not refer to the object, or the object would never become unreachable.
+         * What frees the object natively if it becomes unreachable without {@link ResourceGuard#close()}: run once,
+         * on a cleaner thread, after everything created from it was freed; null when there is nothing to free (an
+         * adopted object). It must not refer to the object, or the object would never become unreachable.
          */
         default Runnable releaseIfLeaked() {
             return null;
+        }
+
+        /** The lifecycle of a destroy and a release if leaked (see {@link #releaseIfLeaked()}). */
+        static Lifecycle of(Lifecycle destroy, Supplier<Runnable> releaseIfLeaked) {
+            return of(destroy, () -> { }, releaseIfLeaked);
         }
 
         /** The lifecycle of these three parts, for objects that need more than {@link #destroy()}. */
@@ -105,32 +103,49 @@ public final class ResourceGuard {
     }
 
     /** A {@link ThreadConfinement#SHARED} guard of {@code resource}. */
-    public ResourceGuard(Object resource, Lifecycle lifecycle, ResourceGuard... parents) {
-        this(resource, lifecycle, ThreadConfinement.SHARED, parents);
+    public ResourceGuard(Object resource, Lifecycle lifecycle) {
+        this(resource, lifecycle, ThreadConfinement.SHARED);
     }
 
     /**
      * The guard of {@code resource}, which names it in messages, of the given confinement (a confined one belongs to
-     * the calling, creating thread). {@code parents}: the guards of the objects it was created from; it must be
-     * created through {@link #create}. A root (no parents) starts the ledger its descendants are recorded in.
+     * the calling, creating thread). An object made from others is created through {@link #create}, which makes it
+     * their child; a root (made from nothing) calls {@link #watchForLeaks()} once it exists natively.
      */
-    public ResourceGuard(Object resource, Lifecycle lifecycle, ThreadConfinement confinement,
-                         ResourceGuard... parents) {
+    public ResourceGuard(Object resource, Lifecycle lifecycle, ThreadConfinement confinement) {
         this.resource = resource;
         this.lifecycle = lifecycle;
         this.owner = confinement == ThreadConfinement.CONFINED ? Thread.currentThread() : null;
-        this.parents = List.of(parents);
-        this.ledger = parents.length == 0 ? new Ledger() : parents[0].ledger;
+        this.tracker = new LeakTracker(resource);
     }
 
-    /** The ledger of the tree this object belongs to. */
-    public Ledger ledger() {
-        return ledger;
+    /**
+     * A guard for native memory of {@code arena} that calls hand to C by address (a work request a chain links to):
+     * {@link #enter()} it for the call, and the arena's close waits for the call before it frees the memory, then
+     * refuses later calls ({@code name} is closed).
+     */
+    @SuppressWarnings("restricted")
+    public static ResourceGuard ofArena(Arena arena, String name) {
+        ResourceGuard g = new ResourceGuard(name, () -> { });
+        // Cleanups run before the arena frees its memory, the latest added first.
+        MemorySegment.NULL.reinterpret(arena, ignored -> g.closeArenaUse());
+        return g;
     }
 
-    /** Where this object was created. */
-    public Throwable creationSite() {
-        return site;
+    private void closeArenaUse() {
+        try {
+            close();
+        } catch (RdmaException impossible) {   // its destroy does nothing
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    /**
+     * Reports and frees the root object (one without parents) if it becomes unreachable unclosed (see
+     * {@link Lifecycle#releaseIfLeaked()}). Objects made through {@link #create} are watched from their creation.
+     */
+    public void watchForLeaks() {
+        tracker.watch(resource, lifecycle.releaseIfLeaked());
     }
 
     /**
@@ -150,9 +165,9 @@ public final class ResourceGuard {
             T child = creator.create();
             ResourceGuard g = guard.apply(child);
             for (ResourceGuard p : parents) {
-                p.children.add(g);
+                p.tracker.add(g.tracker);
             }
-            g.ledgerId = g.ledger.add(g.toString(), g.site, g.lifecycle.releaseIfLeaked());
+            g.tracker.watch(child, g.lifecycle.releaseIfLeaked());
             return child;
         }
         synchronized (parents[i]) {
@@ -200,14 +215,11 @@ public final class ResourceGuard {
     public void replaceParent(ResourceGuard from, ResourceGuard to) {
         synchronized (to) {
             to.checkOpen();
-            to.children.add(this);
+            to.tracker.add(tracker);
         }
         synchronized (from) {
-            from.children.remove(this);
+            from.tracker.remove(tracker);
         }
-        List<ResourceGuard> updated = new ArrayList<>(parents);
-        updated.set(updated.indexOf(from), to);
-        parents = List.copyOf(updated);
     }
 
     /**
@@ -249,9 +261,9 @@ public final class ResourceGuard {
         for (int i = 0; i < n; i++) {
             try {
                 resources[i].enter();
-            } catch (IllegalStateException closed) {
+            } catch (RuntimeException refused) {   // closed, or confined to another thread
                 exitAll(resources, i);
-                throw closed;
+                throw refused;
             }
         }
     }
@@ -315,9 +327,9 @@ public final class ResourceGuard {
             if (closed) {
                 return;
             }
-            if (!children.isEmpty()) {
+            if (tracker.hasChildren()) {
                 throw new IllegalStateException("cannot close " + this + ": still used by "
-                        + new ArrayList<>(children) + "; close those first");
+                        + tracker.openChildren() + "; close those first");
             }
             lifecycle.checkClosable();
             if (owner == null) {
@@ -328,13 +340,8 @@ public final class ResourceGuard {
                 lifecycle.destroy();
             }
             closed = true;
-            ledger.remove(ledgerId);
         }
-        for (ResourceGuard p : parents) {
-            synchronized (p) {
-                p.children.remove(this);
-            }
-        }
+        tracker.closed();
     }
 
     private void closeShared() throws RdmaException {

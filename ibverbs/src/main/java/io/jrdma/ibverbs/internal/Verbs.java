@@ -36,7 +36,7 @@ public final class Verbs {
             try {
                 result = capturing.invokeWithArguments(all);
             } catch (Throwable t) {
-                throw new AssertionError(verb, t);
+                throw DataPath.rethrow(t);
             }
             if (failed.test(result)) {
                 throw detail == null ? Errno.exception(verb, Errno.read(state))

@@ -22,7 +22,7 @@ class ResourceGuardConfinementTest {
         int destroyed;
 
         private Resource(ThreadConfinement confinement, ResourceGuard... parents) {
-            guard = new ResourceGuard(this, () -> destroyed++, confinement, parents);
+            guard = new ResourceGuard(this, () -> destroyed++, confinement);
         }
 
         static Resource create(ThreadConfinement confinement, Resource... parents) {
