@@ -238,11 +238,20 @@ public final class ResourceGuard {
             }
             return;
         }
-        // One atomic add, no retry loop: after the claim, a refused call's +1 and -1 leave the count negative.
+        // Once a close waits, new calls are refused: a thread calling in a loop would otherwise keep the count above
+        // zero and the close waiting for ever. One atomic add, no retry loop: after the claim, a refused call's +1
+        // and -1 leave the count negative.
+        if (closing) {
+            throw closing();
+        }
         if ((int) USERS.getAndAdd(this, 1) < 0) {
             USERS.getAndAdd(this, -1);
             throw new IllegalStateException(this + " is closed");
         }
+    }
+
+    private IllegalStateException closing() {
+        return new IllegalStateException(this + (closed ? " is closed" : " is being closed"));
     }
 
     // Out of line, so that enter() stays small enough to inline into every data-path call.
