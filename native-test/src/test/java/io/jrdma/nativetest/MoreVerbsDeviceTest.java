@@ -2,12 +2,14 @@ package io.jrdma.nativetest;
 
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpAttributes;
 import io.jrdma.ibverbs.QpState;
 import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
@@ -140,10 +142,15 @@ class MoreVerbsDeviceTest {
         try (Arena arena = Arena.ofConfined(); ProtectionDomain pd = ctx.allocateProtectionDomain()) {
             int fd = UserDmaBuf.create(arena, 1 << 16);
             try {
-                try (MemoryRegion mr = pd.registerDmaBuf(fd, 0, 1 << 16, 0, Access.LOCAL_WRITE)) {
+                try (MemoryRegion mr = pd.registerDmaBuf(fd, 0, 1 << 16, 0, Access.LOCAL_WRITE);
+                     CompletionQueue cq = ctx.createCompletionQueue(4);
+                     QueuePair qp = pd.queuePair(QpType.RC).completionQueue(cq).maxInlineData(64).create()) {
                     assertEquals(1 << 16, mr.length());
                     assertTrue(mr.localKey() != 0 || mr.remoteKey() != 0);
                     assertThrows(IllegalStateException.class, mr::segment);
+                    // The CPU would copy inline data from the region's address, an IOVA this process never mapped.
+                    assertThrows(IllegalArgumentException.class, () -> qp.postSend(new SendWorkRequest(1)
+                            .inline(true).add(mr, 0, 64)));
                 } catch (RdmaException refused) {
                     assertEquals("EOPNOTSUPP", refused.errnoName(), refused.getMessage());
                     assertTrue(refused.getMessage().contains(ctx.device().name()
