@@ -5,6 +5,7 @@ import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.HugePages;
 import io.jrdma.ibverbs.internal.ResourceGuard;
+import io.jrdma.ibverbs.internal.Segments;
 import io.jrdma.ibverbs.internal.Verbs;
 
 import java.lang.foreign.Arena;
@@ -86,7 +87,7 @@ public final class ProtectionDomain implements AutoCloseable {
         if (!owner.scope().equals(segment.scope())) {
             throw new IllegalArgumentException("the segment was not allocated from the given arena");
         }
-        checkUsable(segment);
+        Segments.usable(segment, "the segment");
         EnumSet<Access> set = checkedAccess(access);
         return ResourceGuard.create(() -> new MemoryRegion(this, segment, owner, set, false), mr -> mr.guard, guard);
     }
@@ -295,19 +296,6 @@ public final class ProtectionDomain implements AutoCloseable {
             throws RdmaException {
         guard.checkOpen();
         return AddressHandle.fromCompletion(this, wcs, index, grh, port);
-    }
-
-    /**
-     * Refuses, before any native call, memory this thread may not hand to the device: freed (its arena closed) or
-     * confined to another thread. FFM would refuse it too, but only inside the call's wrapper.
-     */
-    static void checkUsable(MemorySegment segment) {
-        if (!segment.scope().isAlive()) {
-            throw new IllegalStateException("the segment's arena is closed: its memory is freed");
-        }
-        if (!segment.isAccessibleBy(Thread.currentThread())) {
-            throw new WrongThreadException("the segment belongs to another thread's confined arena");
-        }
     }
 
     /** The access set, checked for consistency and, for ON_DEMAND, against the device's capabilities. */

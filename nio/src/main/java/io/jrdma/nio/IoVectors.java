@@ -2,6 +2,7 @@ package io.jrdma.nio;
 
 import io.jrdma.bindings.rsocket.iovec;
 import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.Segments;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -110,7 +111,8 @@ final class IoVectors {
             }
             MemorySegment segment;
             if (b.isDirect()) {
-                segment = usable(MemorySegment.ofBuffer(b));
+                // An iovec carries only the address: the checks a segment argument gets from the linker go here.
+                segment = Segments.usable(MemorySegment.ofBuffer(b), "a buffer's memory");
             } else {
                 long room = SCRATCH - scratchUsed;
                 if (room == 0) {
@@ -131,19 +133,6 @@ final class IoVectors {
         }
     }
 
-    /**
-     * {@code segment}, if C may use its memory now: an iovec carries only the address, so the checks a segment
-     * argument gets from the linker are made here, with the same exceptions.
-     */
-    private static MemorySegment usable(MemorySegment segment) {
-        if (!segment.scope().isAlive()) {
-            throw new IllegalStateException("Already closed: the memory of a buffer");
-        }
-        if (!segment.isAccessibleBy(Thread.currentThread())) {
-            throw new WrongThreadException("A buffer's memory is confined to another thread");
-        }
-        return segment;
-    }
 
     private MemorySegment scratch() {
         if (scratch == null) {
