@@ -39,7 +39,8 @@ final class LeakTracker implements Runnable {
 
     private final WeakReference<Object> resource;
     private final String kind;
-    private final Throwable site;
+    /** Where the object was created, taken when it is watched: guards that are never watched take no stack trace. */
+    private Throwable site;
     /** Trackers of the open objects created from this one; guarded by this. */
     private final Set<LeakTracker> children = new LinkedHashSet<>();
     /** Trackers of the objects this one was created from; guarded by this. */
@@ -56,16 +57,6 @@ final class LeakTracker implements Runnable {
         this.resource = new WeakReference<>(resource);
         this.kind = resource.getClass().getName();
         this.name = kind;
-        this.site = switch (LEVEL) {
-            case "all" -> new Throwable("created here");
-            case "sampled" -> CREATED.getAndIncrement() % SAMPLING == 0 ? new Throwable("created here") : null;
-            default -> null;
-        };
-    }
-
-    /** Where the object was created, or null when {@code jrdma.leakDetection} did not record it. */
-    Throwable site() {
-        return site;
     }
 
     /**
@@ -73,9 +64,15 @@ final class LeakTracker implements Runnable {
      * and must not refer to it (null: nothing to free, e.g. an adopted object).
      */
     void watch(Object resource, Runnable release) {
+        Throwable created = switch (LEVEL) {
+            case "all" -> new Throwable("created here");
+            case "sampled" -> CREATED.getAndIncrement() % SAMPLING == 0 ? new Throwable("created here") : null;
+            default -> null;
+        };
         synchronized (this) {
             this.name = resource.toString();
             this.release = release;
+            this.site = created;
         }
         cleanable = CLEANER.register(resource, this);
     }
