@@ -163,15 +163,15 @@ public final class EventChannel implements AutoCloseable {
                     return kept;
                 }
                 long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return null;
-                }
-                CmEvent e = read(Duration.ofNanos(Math.min(left, TURN.toNanos())));
+                // A zero timeout still reads what is there: an event loop polls without waiting.
+                CmEvent e = read(Duration.ofNanos(Math.max(0, Math.min(left, TURN.toNanos()))));
                 if (e != null) {
                     if (matches(e, id)) {
                         return e;
                     }
                     backlog.add(e);
+                } else if (left <= 0) {
+                    return null;
                 }
             } finally {
                 reading.unlock();

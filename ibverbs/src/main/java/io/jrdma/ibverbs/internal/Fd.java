@@ -62,27 +62,30 @@ public final class Fd {
             MemorySegment state = Errno.allocateState(arena);
             boolean virtual = Thread.currentThread().isVirtual();
             long sleep = VIRTUAL_FIRST_SLEEP_NANOS;
+            // A zero timeout still looks once: an event loop checks without waiting.
+            boolean looked = false;
             while (true) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while waiting on fd " + fd);
                 }
                 stillOpen.run();
                 long left = deadline - System.nanoTime();
-                if (left <= 0) {
+                if (left <= 0 && looked) {
                     return false;
                 }
                 pfd.set(ValueLayout.JAVA_INT, 0, fd);
                 pfd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
                 pfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
-                int slice = virtual ? 0 : (int) Math.min(SLICE_MILLIS, Math.max(1, left / 1_000_000));
+                int slice = virtual || left <= 0 ? 0 : (int) Math.min(SLICE_MILLIS, Math.max(1, left / 1_000_000));
                 int rc = (int) POLL.invokeExact(state, pfd, 1L, slice);
+                looked = true;
                 if (rc > 0) {
                     return true;
                 }
                 if (rc < 0 && Errno.read(state) != EINTR) {
                     throw new IllegalStateException("poll(2) on fd " + fd + " failed: " + Errno.name(Errno.read(state)));
                 }
-                if (virtual) {
+                if (virtual && left > 0) {
                     Thread.sleep(Duration.ofNanos(Math.min(sleep, left)));
                     sleep = Math.min(sleep * 2, VIRTUAL_MAX_SLEEP_NANOS);
                 }
