@@ -4,11 +4,11 @@
  * <p>Run with {@code --enable-native-access=io.jrdma.bindings,io.jrdma.ibverbs,io.jrdma.rdmacm} (or
  * {@code ALL-UNNAMED} on the class path).
  */
-// io.jrdma.rdmacm and io.jrdma.nio, to which it exports its internal package, are built after it.
+// io.jrdma.rdmacm, io.jrdma.nio and io.jrdma.endpoint, to which it exports its internal package, are built after it.
 @SuppressWarnings("module")
 module io.jrdma.ibverbs {
     requires io.jrdma.bindings;
     exports io.jrdma.ibverbs;
     // Shared plumbing (errno capture, C enum lookup) for jrdma's own modules only.
-    exports io.jrdma.ibverbs.internal to io.jrdma.rdmacm, io.jrdma.nio;
+    exports io.jrdma.ibverbs.internal to io.jrdma.rdmacm, io.jrdma.nio, io.jrdma.endpoint;
 }

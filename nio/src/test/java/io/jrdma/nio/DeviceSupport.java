@@ -1,9 +1,9 @@
 package io.jrdma.nio;
 
 import io.jrdma.ibverbs.Device;
+import io.jrdma.junit.DeviceAddresses;
 
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 /** What the device tests share: the device's IPv4 address, and a provider and server channel over RDMA on it. */
 final class DeviceSupport {
@@ -83,21 +82,9 @@ final class DeviceSupport {
         return bufferSize == BufferSize.DEFAULT ? rdmaProvider(ip) : rdmaProvider(ip).withBufferSize(bufferSize);
     }
 
-    /**
-     * The {@code jrdma.test.address} system property if set, else the first IPv4 address of the network interface
-     * behind {@code device}'s port 1 (as sysfs names it in the port's GID attributes).
-     */
+    /** The device's IPv4 address, as text: {@link DeviceAddresses#ipv4}. */
     static String address(Device device) throws IOException {
-        String configured = System.getProperty("jrdma.test.address");
-        if (configured != null) {
-            return configured;
-        }
-        for (InetAddress address : netdev(device).inetAddresses().toList()) {
-            if (address instanceof Inet4Address) {
-                return address.getHostAddress();
-            }
-        }
-        throw new IOException(device.name() + " has no IPv4 interface: set -Djrdma.test.address");
+        return DeviceAddresses.ipv4(device).getHostAddress();
     }
 
     /**
@@ -105,7 +92,7 @@ final class DeviceSupport {
      * duplicate address detection has let it be used (a tentative address cannot be bound).
      */
     static Inet6Address linkLocalAddress(Device device) throws IOException, InterruptedException {
-        NetworkInterface nif = netdev(device);
+        NetworkInterface nif = DeviceAddresses.netdev(device);
         for (int wait = 0; wait < 100; wait++) {
             for (InetAddress address : nif.inetAddresses().toList()) {
                 if (address instanceof Inet6Address ip6 && ip6.isLinkLocalAddress() && !tentative(ip6, nif)) {
@@ -130,25 +117,5 @@ final class DeviceSupport {
             }
         }
         return true;
-    }
-
-    /** The network interface behind {@code device}'s port 1, as sysfs names it in the port's GID attributes. */
-    private static NetworkInterface netdev(Device device) throws IOException {
-        Path ndevs = Path.of("/sys/class/infiniband", device.name(), "ports/1/gid_attrs/ndevs");
-        try (Stream<Path> entries = Files.list(ndevs)) {
-            for (Path entry : entries.toList()) {
-                String name;
-                try {
-                    name = Files.readString(entry).strip();
-                } catch (IOException unpopulated) {
-                    continue;   // a GID slot without a network device reads as an error
-                }
-                NetworkInterface nif = NetworkInterface.getByName(name);
-                if (nif != null) {
-                    return nif;
-                }
-            }
-        }
-        throw new IOException(device.name() + " has no network interface: set -Djrdma.test.address");
     }
 }

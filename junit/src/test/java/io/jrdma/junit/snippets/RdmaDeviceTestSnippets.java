@@ -2,11 +2,15 @@ package io.jrdma.junit.snippets;
 
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.PortState;
+import io.jrdma.ibverbs.Device;
+import io.jrdma.junit.DeviceAddresses;
 import io.jrdma.junit.RdmaDeviceExtension;
 import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.InetAddress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -30,6 +34,17 @@ final class RdmaDeviceTestSnippets {
         @Test
         void t(Context ctx) {
             // ...
+        }
+    }
+    // @end
+
+    // @start region="address"
+    @RdmaDeviceTest
+    static class AddressTest {
+        @Test
+        void deviceHasAnAddress(Device device) throws Exception {
+            InetAddress ip = DeviceAddresses.ipv4(device);   // e.g. rxe0's netdev's; -Djrdma.test.address overrides
+            // ... listen and connect through the connection manager on ip ...
         }
     }
     // @end

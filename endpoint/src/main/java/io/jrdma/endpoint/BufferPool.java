@@ -1,0 +1,145 @@
+package io.jrdma.endpoint;
+
+import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.RdmaException;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A worker's pool of registered buffers, in power-of-two size classes from 64 B to 16 MiB. Each class registers
+ * its memory in chunks of at least 256 KiB when it runs short, and keeps given-back buffers for the next
+ * {@link #allocate}: after warm-up, taking and giving back a buffer registers nothing and allocates nothing.
+ * Thread-safe; the buffers are the worker's protection domain's, so any of its endpoints can use them, and are
+ * registered for local access only (register remote-access memory with the worker's
+ * {@link Worker#protectionDomain()}).
+ *
+ * {@snippet class=io.jrdma.endpoint.snippets.EndpointSnippets region=buffers}
+ */
+public final class BufferPool {
+    static final int MIN_SHIFT = 6;
+    static final int MAX_SHIFT = 24;
+    private static final long MIN_CHUNK = 256 << 10;
+    private static final long HUGE_PAGE = 2 << 20;
+
+    private final ProtectionDomain pd;
+    private final boolean hugePages;
+    private final SizeClass[] classes = new SizeClass[MAX_SHIFT - MIN_SHIFT + 1];
+    private final List<MemoryRegion> chunks = new ArrayList<>();
+    private boolean closed;
+
+    /** One size class's free buffers, a stack under the class's own lock. */
+    private static final class SizeClass {
+        Buffer[] free = new Buffer[16];
+        int count;
+    }
+
+    BufferPool(ProtectionDomain pd, boolean hugePages) {
+        this.pd = pd;
+        this.hugePages = hugePages;
+        for (int i = 0; i < classes.length; i++) {
+            classes[i] = new SizeClass();
+        }
+    }
+
+    /**
+     * Takes a buffer of at least {@code size} bytes.
+     *
+     * @param size the bytes needed, 1 to 16 MiB
+     * @return the buffer, which the caller closes to give it back
+     * @throws IllegalArgumentException if {@code size} is out of range
+     * @throws IllegalStateException    if the pool's worker is closed
+     * @throws RdmaException            if registering a new chunk fails (e.g. the locked-memory limit)
+     */
+    public Buffer allocate(int size) throws RdmaException {
+        if (size < 1 || size > 1 << MAX_SHIFT) {
+            throw new IllegalArgumentException("a pooled buffer is 1 B to 16 MiB, not " + size);
+        }
+        int index = Math.max(MIN_SHIFT, 32 - Integer.numberOfLeadingZeros(size - 1)) - MIN_SHIFT;
+        SizeClass c = classes[index];
+        synchronized (c) {
+            if (c.count == 0) {
+                refill(c, index);
+            }
+            Buffer b = c.free[--c.count];
+            c.free[c.count] = null;
+            b.free = false;
+            return b;
+        }
+    }
+
+    /** Registers a chunk for the class and puts its buffers on the free stack; the caller holds the class's lock. */
+    private void refill(SizeClass c, int index) throws RdmaException {
+        int size = 1 << (index + MIN_SHIFT);
+        long chunk = Math.max(size, MIN_CHUNK);
+        MemoryRegion region;
+        synchronized (chunks) {
+            if (closed) {
+                throw new IllegalStateException("the buffer pool is closed");
+            }
+            region = hugePages ? pd.allocateHugePages((chunk + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE,
+                    Access.LOCAL_WRITE) : pd.allocate(chunk, Access.LOCAL_WRITE);
+            chunks.add(region);
+        }
+        int n = (int) (chunk / size);
+        if (c.free.length < c.count + n) {
+            c.free = Arrays.copyOf(c.free, Math.max(c.free.length * 2, c.count + n));
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            Buffer b = new Buffer(this, region, (long) i * size, size, index);
+            b.free = true;
+            c.free[c.count++] = b;
+        }
+    }
+
+    void giveBack(Buffer b) {
+        SizeClass c = classes[b.sizeClass()];
+        synchronized (c) {
+            if (b.free) {
+                throw new IllegalStateException(b + " was given back already");
+            }
+            b.free = true;
+            if (c.count == c.free.length) {
+                c.free = Arrays.copyOf(c.free, c.free.length * 2);
+            }
+            c.free[c.count++] = b;
+        }
+    }
+
+    /**
+     * {@return the bytes the pool has registered}
+     */
+    public long registeredBytes() {
+        synchronized (chunks) {
+            long sum = 0;
+            for (MemoryRegion r : chunks) {
+                sum += r.length();
+            }
+            return sum;
+        }
+    }
+
+    /** Deregisters every chunk; called by the worker once no operation can use them. */
+    void close() throws RdmaException {
+        synchronized (chunks) {
+            closed = true;
+            RdmaException first = null;
+            for (MemoryRegion r : chunks) {
+                try {
+                    r.close();
+                } catch (RdmaException e) {
+                    if (first == null) {
+                        first = e;
+                    }
+                }
+            }
+            chunks.clear();
+            if (first != null) {
+                throw first;
+            }
+        }
+    }
+}

@@ -1,0 +1,819 @@
+package io.jrdma.endpoint;
+
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.SendOpcode;
+import io.jrdma.ibverbs.WcStatus;
+import io.jrdma.rdmacm.CmId;
+import io.jrdma.rdmacm.ConnectionParameters;
+import io.jrdma.rdmacm.RemoteRegion;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One reliable connection of a {@link Worker}: messages (with or without an immediate value), RDMA writes (with or
+ * without immediate), reads, compare-and-swap and fetch-and-add, as many in flight as its queue pair and the
+ * negotiated read depth allow. Each operation comes in two flavours:
+ * <ul>
+ *   <li>{@code tryX(..., handler, attachment)}: on the worker's thread only, allocation-free; it posts at once and
+ *   returns {@code true}, or returns {@code false} and posts nothing when the peer has no credit left for a message
+ *   or all queue slots are in use ({@link EndpointHandler#onWritable} tells when to try again). The handler runs
+ *   on the worker's thread when the operation completes.</li>
+ *   <li>{@code x(...)} returns a {@link CompletableFuture}: from any thread, virtual ones too; what cannot be posted
+ *   yet waits in order in the endpoint's backlog ({@link #backlogSize()}).</li>
+ * </ul>
+ * Messages travel under credits: the receiver grants {@link WorkerOptions#credits()} receive buffers to each peer
+ * and tells it, by a small RDMA write, how many it has released; a sender never sends into a full receive queue, so
+ * nothing depends on RNR retries (the queue pairs have none). A message is at most the peer's
+ * {@link WorkerOptions#messageSize()}.
+ *
+ * <p>Memory: an operation uses a range of a {@link MemoryRegion} of the worker's protection domain, e.g. a pooled
+ * {@link Buffer}'s. The arguments are checked before anything is posted. A region closed while an operation on it is
+ * in flight makes the operation fail (the device refuses its key), never touch freed memory.
+ *
+ * <p>Failures: the first operation that fails for another reason than a flush breaks the endpoint
+ * ({@link EndpointHandler#onError}); its queue pair moves to the error state, every operation in flight fails with
+ * {@code WR_FLUSH_ERR} and the backlog with an {@link EndpointException}. {@link #close()} lets what was started
+ * finish, then disconnects; {@link #abort()} disconnects at once.
+ *
+ * {@snippet class=io.jrdma.endpoint.snippets.EndpointSnippets region=endpoint}
+ */
+public final class Endpoint implements AutoCloseable {
+    /** The application's private data a connect request carries, after the handshake. */
+    public static final int MAX_CONNECT_DATA = ConnectionParameters.MAX_CONNECT_DATA - Handshake.SIZE;
+    /** The application's private data an accept carries, after the handshake. */
+    public static final int MAX_ACCEPT_DATA = ConnectionParameters.MAX_ACCEPT_DATA - Handshake.SIZE;
+    /** The private data a reject carries. */
+    public static final int MAX_REJECT_DATA = ConnectionParameters.MAX_REJECT_DATA;
+
+    static final int SEND = 0;
+    static final int SEND_IMM = 1;
+    static final int WRITE = 2;
+    static final int WRITE_IMM = 3;
+    static final int READ = 4;
+    static final int CAS = 5;
+    static final int FAA = 6;
+    static final int CREDIT = 7;
+    private static final SendOpcode[] OPCODES = {SendOpcode.SEND, SendOpcode.SEND_WITH_IMM, SendOpcode.RDMA_WRITE,
+        SendOpcode.RDMA_WRITE_WITH_IMM, SendOpcode.RDMA_READ, SendOpcode.ATOMIC_CMP_AND_SWP,
+        SendOpcode.ATOMIC_FETCH_AND_ADD, SendOpcode.RDMA_WRITE};
+    private static final String[] NAMES = {"send", "send with immediate", "RDMA write", "RDMA write with immediate",
+        "RDMA read", "compare-and-swap", "fetch-and-add", "credit update"};
+
+    enum State { CONNECTING, OPEN, CLOSING, DISCONNECTED, CLOSED }
+
+    private static final OperationHandler<CompletableFuture<Long>> FUTURE = new OperationHandler<>() {
+        @Override
+        public void completed(long value, CompletableFuture<Long> future) {
+            future.complete(value);
+        }
+
+        @Override
+        public void failed(Throwable failure, CompletableFuture<Long> future) {
+            future.completeExceptionally(failure);
+        }
+    };
+
+    final Worker worker;
+    final int index;
+    final CmId id;
+    final EndpointHandler handler;
+    final CompletableFuture<Endpoint> connected = new CompletableFuture<>();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    QueuePair qp;
+    volatile State state = State.CONNECTING;
+
+    // The peer's side of the handshake.
+    private int peerCredits;
+    private int peerMessageSize;
+    private int readDepth;
+    private long peerWordAddress;
+    private int peerWordKey;
+
+    // Operations in flight, by queue slot; the worker's thread only.
+    private final int[] kinds;
+    private final int[] lengths;
+    private final OperationHandler<?>[] handlers;
+    private final Object[] attachments;
+    private final int[] freeSlots;
+    private int free;
+    private int readsInFlight;
+    private boolean creditWriteInFlight;
+    /** Messages sent that took a credit. */
+    private long sent;
+    /** Messages of the peer's released here, and the count last written to the peer. */
+    private long released;
+    private long reported;
+    /** Messages of the peer's that the application holds. */
+    int unreleased;
+    private final ArrayDeque<Pending> backlog = new ArrayDeque<>();
+    /** A try was refused: tell the handler once it can go on. */
+    private boolean refused;
+    boolean waitingForCredits;
+    long lastActivity;
+    private boolean graceful;
+    private Throwable failure;
+    private volatile byte[] peerData = new byte[0];
+    /** On the accepting side, the handshake of the connect request, until the connection is established. */
+    Handshake peerHandshake;
+
+    Endpoint(Worker worker, int index, CmId id, EndpointHandler handler, int slots) {
+        this.worker = worker;
+        this.index = index;
+        this.id = id;
+        this.handler = handler;
+        this.kinds = new int[slots];
+        this.lengths = new int[slots];
+        this.handlers = new OperationHandler<?>[slots];
+        this.attachments = new Object[slots];
+        this.freeSlots = new int[slots];
+        for (int i = 0; i < slots; i++) {
+            freeSlots[free++] = slots - 1 - i;
+        }
+    }
+
+    static byte[] privateData(byte[] data, int max) {
+        byte[] copy = data == null ? new byte[0] : data.clone();
+        if (copy.length > max) {
+            throw new IllegalArgumentException(copy.length + " bytes of private data; at most " + max + " fit");
+        }
+        return copy;
+    }
+
+    /** The handshake is done: the peer's terms are known and the endpoint takes operations. */
+    void open(Handshake peer, int ownReadDepth) {
+        peerData = peer.application();
+        peerCredits = peer.credits();
+        peerMessageSize = peer.messageSize();
+        readDepth = Math.min(ownReadDepth, peer.readDepth());
+        peerWordAddress = peer.wordAddress();
+        peerWordKey = peer.wordKey();
+        lastActivity = System.nanoTime();
+        state = State.OPEN;
+        connected.complete(this);
+        drainBacklog();
+    }
+
+    // ---- the future flavour -------------------------------------------------------------------------------------
+
+    /**
+     * Sends {@code length} bytes of {@code region} from {@code offset} as one message.
+     *
+     * @param region the registered memory, of the worker's protection domain
+     * @param offset where the message starts in it
+     * @param length the message's length, at most the peer's message size
+     * @return completes with {@code length} once the peer acknowledged the message
+     * @throws IllegalArgumentException if the range is outside the region or the region is of another domain
+     * @throws IllegalStateException    if the endpoint is closing or closed
+     */
+    public CompletableFuture<Long> send(MemoryRegion region, long offset, int length) {
+        return submit(SEND, region, offset, length, null, 0, 0, 0, 0);
+    }
+
+    /**
+     * Sends a message with an immediate value, which the peer sees in {@link ReceivedMessage#immediate()}.
+     *
+     * @param region    the registered memory
+     * @param offset    where the message starts
+     * @param length    its length
+     * @param immediate the value
+     * @return completes with {@code length} once acknowledged
+     * @throws IllegalArgumentException if the range is outside the region or the region is of another domain
+     * @throws IllegalStateException    if the endpoint is closing or closed
+     */
+    public CompletableFuture<Long> sendWithImmediate(MemoryRegion region, long offset, int length, int immediate) {
+        return submit(SEND_IMM, region, offset, length, null, 0, 0, 0, immediate);
+    }
+
+    /**
+     * Writes {@code length} bytes of {@code region} into the peer's {@code remote} region at {@code remoteOffset}.
+     *
+     * @param region       the local memory
+     * @param offset       where the data starts in it
+     * @param length       its length
+     * @param remote       the peer's region, as it advertised it
+     * @param remoteOffset where in it
+     * @return completes with {@code length} once the write is acknowledged
+     * @throws IllegalArgumentException if a range is outside its region
+     * @throws IllegalStateException    if the endpoint is closing or closed
+     */
+    public CompletableFuture<Long> write(MemoryRegion region, long offset, int length, RemoteRegion remote,
+                                         long remoteOffset) {
+        return submit(WRITE, region, offset, length, remote, remoteOffset, 0, 0, 0);
+    }
+
+    /**
+     * Writes like {@link #write} and hands the peer an immediate value with it, as a message (it takes a credit).
+     *
+     * @param region       the local memory
+     * @param offset       where the data starts in it
+     * @param length       its length
+     * @param remote       the peer's region
+     * @param remoteOffset where in it
+     * @param immediate    the value
+     * @return completes with {@code length} once acknowledged
+     * @throws IllegalArgumentException if a range is outside its region
+     * @throws IllegalStateException    if the endpoint is closing or closed
+     */
+    public CompletableFuture<Long> writeWithImmediate(MemoryRegion region, long offset, int length,
+                                                      RemoteRegion remote, long remoteOffset, int immediate) {
+        return submit(WRITE_IMM, region, offset, length, remote, remoteOffset, 0, 0, immediate);
+    }
+
+    /**
+     * Reads {@code length} bytes of the peer's {@code remote} region at {@code remoteOffset} into {@code region}.
+     *
+     * @param region       the local memory, writable ({@code LOCAL_WRITE})
+     * @param offset       where the data goes in it
+     * @param length       its length
+     * @param remote       the peer's region
+     * @param remoteOffset where in it
+     * @return completes with {@code length} once the data is here
+     * @throws IllegalArgumentException if a range is outside its region
+     * @throws IllegalStateException    if the endpoint is closing or closed
+     */
+    public CompletableFuture<Long> read(MemoryRegion region, long offset, int length, RemoteRegion remote,
+                                        long remoteOffset) {
+        return submit(READ, region, offset, length, remote, remoteOffset, 0, 0, 0);
+    }
+
+    /**
+     * Compares the peer's 8-byte word at {@code remoteOffset} of {@code remote} with {@code expected} and, if equal,
+     * replaces it with {@code swap}, atomically.
+     *
+     * @param remote       the peer's region
+     * @param remoteOffset where the word is, 8-byte aligned
+     * @param expected     the value compared
+     * @param swap         the value stored if equal
+     * @return completes with the word's value before the operation
+     * @throws IllegalArgumentException if the word is outside the region or not aligned
+     * @throws IllegalStateException    if the endpoint is closing or closed
+     */
+    public CompletableFuture<Long> compareAndSwap(RemoteRegion remote, long remoteOffset, long expected, long swap) {
+        return submit(CAS, null, 0, 8, remote, remoteOffset, expected, swap, 0);
+    }
+
+    /**
+     * Adds {@code add} to the peer's 8-byte word at {@code remoteOffset} of {@code remote}, atomically.
+     *
+     * @param remote       the peer's region
+     * @param remoteOffset where the word is, 8-byte aligned
+     * @param add          the value added
+     * @return completes with the word's value before the addition
+     * @throws IllegalArgumentException if the word is outside the region or not aligned
+     * @throws IllegalStateException    if the endpoint is closing or closed
+     */
+    public CompletableFuture<Long> fetchAndAdd(RemoteRegion remote, long remoteOffset, long add) {
+        return submit(FAA, null, 0, 8, remote, remoteOffset, add, 0, 0);
+    }
+
+    // ---- the handler flavour ------------------------------------------------------------------------------------
+
+    /**
+     * {@link #send} through a handler: posts now or returns false.
+     *
+     * @param region     the registered memory
+     * @param offset     where the message starts
+     * @param length     its length
+     * @param handler    runs when it completes
+     * @param attachment handed to the handler
+     * @param <A>        the attachment's type
+     * @return whether it was posted ({@code false}: no credit or queue slot; nothing was posted)
+     * @throws IllegalArgumentException if the range is outside the region or the region is of another domain
+     * @throws IllegalStateException    if the endpoint is not open
+     * @throws WrongThreadException     off the worker's thread
+     * @throws RdmaException            if the post fails
+     */
+    public <A> boolean trySend(MemoryRegion region, long offset, int length, OperationHandler<? super A> handler,
+                               A attachment) throws RdmaException {
+        return tryPost(SEND, region, offset, length, null, 0, 0, 0, 0, handler, attachment);
+    }
+
+    /**
+     * {@link #sendWithImmediate} through a handler.
+     *
+     * @param region     the registered memory
+     * @param offset     where the message starts
+     * @param length     its length
+     * @param immediate  the value
+     * @param handler    runs when it completes
+     * @param attachment handed to the handler
+     * @param <A>        the attachment's type
+     * @return whether it was posted
+     * @throws IllegalArgumentException if the range is outside the region or the region is of another domain
+     * @throws IllegalStateException    if the endpoint is not open
+     * @throws WrongThreadException     off the worker's thread
+     * @throws RdmaException            if the post fails
+     */
+    public <A> boolean trySendWithImmediate(MemoryRegion region, long offset, int length, int immediate,
+                                            OperationHandler<? super A> handler, A attachment) throws RdmaException {
+        return tryPost(SEND_IMM, region, offset, length, null, 0, 0, 0, immediate, handler, attachment);
+    }
+
+    /**
+     * {@link #write} through a handler.
+     *
+     * @param region       the local memory
+     * @param offset       where the data starts
+     * @param length       its length
+     * @param remote       the peer's region
+     * @param remoteOffset where in it
+     * @param handler      runs when it completes
+     * @param attachment   handed to the handler
+     * @param <A>          the attachment's type
+     * @return whether it was posted
+     * @throws IllegalArgumentException if a range is outside its region
+     * @throws IllegalStateException    if the endpoint is not open
+     * @throws WrongThreadException     off the worker's thread
+     * @throws RdmaException            if the post fails
+     */
+    public <A> boolean tryWrite(MemoryRegion region, long offset, int length, RemoteRegion remote, long remoteOffset,
+                                OperationHandler<? super A> handler, A attachment) throws RdmaException {
+        return tryPost(WRITE, region, offset, length, remote, remoteOffset, 0, 0, 0, handler, attachment);
+    }
+
+    /**
+     * {@link #writeWithImmediate} through a handler.
+     *
+     * @param region       the local memory
+     * @param offset       where the data starts
+     * @param length       its length
+     * @param remote       the peer's region
+     * @param remoteOffset where in it
+     * @param immediate    the value
+     * @param handler      runs when it completes
+     * @param attachment   handed to the handler
+     * @param <A>          the attachment's type
+     * @return whether it was posted
+     * @throws IllegalArgumentException if a range is outside its region
+     * @throws IllegalStateException    if the endpoint is not open
+     * @throws WrongThreadException     off the worker's thread
+     * @throws RdmaException            if the post fails
+     */
+    public <A> boolean tryWriteWithImmediate(MemoryRegion region, long offset, int length, RemoteRegion remote,
+                                             long remoteOffset, int immediate, OperationHandler<? super A> handler,
+                                             A attachment) throws RdmaException {
+        return tryPost(WRITE_IMM, region, offset, length, remote, remoteOffset, 0, 0, immediate, handler, attachment);
+    }
+
+    /**
+     * {@link #read} through a handler.
+     *
+     * @param region       the local memory
+     * @param offset       where the data goes
+     * @param length       its length
+     * @param remote       the peer's region
+     * @param remoteOffset where in it
+     * @param handler      runs when it completes
+     * @param attachment   handed to the handler
+     * @param <A>          the attachment's type
+     * @return whether it was posted ({@code false} also when the read depth is used up)
+     * @throws IllegalArgumentException if a range is outside its region
+     * @throws IllegalStateException    if the endpoint is not open
+     * @throws WrongThreadException     off the worker's thread
+     * @throws RdmaException            if the post fails
+     */
+    public <A> boolean tryRead(MemoryRegion region, long offset, int length, RemoteRegion remote, long remoteOffset,
+                               OperationHandler<? super A> handler, A attachment) throws RdmaException {
+        return tryPost(READ, region, offset, length, remote, remoteOffset, 0, 0, 0, handler, attachment);
+    }
+
+    /**
+     * {@link #compareAndSwap} through a handler, which gets the word's previous value.
+     *
+     * @param remote       the peer's region
+     * @param remoteOffset where the word is, 8-byte aligned
+     * @param expected     the value compared
+     * @param swap         the value stored if equal
+     * @param handler      runs when it completes
+     * @param attachment   handed to the handler
+     * @param <A>          the attachment's type
+     * @return whether it was posted
+     * @throws IllegalArgumentException if the word is outside the region or not aligned
+     * @throws IllegalStateException    if the endpoint is not open
+     * @throws WrongThreadException     off the worker's thread
+     * @throws RdmaException            if the post fails
+     */
+    public <A> boolean tryCompareAndSwap(RemoteRegion remote, long remoteOffset, long expected, long swap,
+                                         OperationHandler<? super A> handler, A attachment) throws RdmaException {
+        return tryPost(CAS, null, 0, 8, remote, remoteOffset, expected, swap, 0, handler, attachment);
+    }
+
+    /**
+     * {@link #fetchAndAdd} through a handler, which gets the word's previous value.
+     *
+     * @param remote       the peer's region
+     * @param remoteOffset where the word is, 8-byte aligned
+     * @param add          the value added
+     * @param handler      runs when it completes
+     * @param attachment   handed to the handler
+     * @param <A>          the attachment's type
+     * @return whether it was posted
+     * @throws IllegalArgumentException if the word is outside the region or not aligned
+     * @throws IllegalStateException    if the endpoint is not open
+     * @throws WrongThreadException     off the worker's thread
+     * @throws RdmaException            if the post fails
+     */
+    public <A> boolean tryFetchAndAdd(RemoteRegion remote, long remoteOffset, long add,
+                                      OperationHandler<? super A> handler, A attachment) throws RdmaException {
+        return tryPost(FAA, null, 0, 8, remote, remoteOffset, add, 0, 0, handler, attachment);
+    }
+
+    // ---- state --------------------------------------------------------------------------------------------------
+
+    /**
+     * {@return whether a message could be posted now: open, with a credit and a queue slot}
+     */
+    public boolean isWritable() {
+        return state == State.OPEN && free > 1 && credits() > 0;
+    }
+
+    /**
+     * {@return operations waiting in the backlog for credits or queue slots}
+     */
+    public int backlogSize() {
+        return backlog.size();
+    }
+
+    /**
+     * {@return whether the endpoint is open: connected, and neither closing nor broken}
+     */
+    public boolean isOpen() {
+        return state == State.OPEN;
+    }
+
+    /**
+     * {@return completes when the endpoint is closed and its resources released}
+     */
+    public CompletableFuture<Void> closeFuture() {
+        return closed;
+    }
+
+    /**
+     * {@return a copy of the private data the peer's application sent with its connect request or accept (empty
+     * until the endpoint is open)}
+     */
+    public byte[] peerPrivateData() {
+        return peerData.clone();
+    }
+
+    /**
+     * {@return the peer's address}
+     */
+    public InetSocketAddress peerAddress() {
+        return id.peerAddress();
+    }
+
+    /**
+     * {@return the worker the endpoint belongs to}
+     */
+    public Worker worker() {
+        return worker;
+    }
+
+    /**
+     * Closes gracefully, from any thread, without waiting: what was started or queued is posted and completes,
+     * then the endpoint disconnects and releases its resources ({@link #closeFuture()}).
+     */
+    @Override
+    public void close() {
+        worker.execute(() -> {
+            if (state == State.OPEN || state == State.CONNECTING) {
+                graceful = true;
+                state = state == State.OPEN ? State.CLOSING : state;
+                if (connected.isDone()) {
+                    maybeFinishClosing();
+                } else {
+                    abortNow(new EndpointException(this + " was closed before it connected"));
+                }
+            }
+        });
+    }
+
+    /**
+     * Disconnects at once, from any thread, without waiting: operations in flight fail with {@code WR_FLUSH_ERR},
+     * the backlog with an {@link EndpointException}.
+     */
+    public void abort() {
+        worker.execute(() -> abortNow(new EndpointException(this + " was aborted")));
+    }
+
+    // ---- inside the worker --------------------------------------------------------------------------------------
+
+    private CompletableFuture<Long> submit(int kind, MemoryRegion region, long offset, int length,
+                                          RemoteRegion remote, long remoteOffset, long a, long b, int imm) {
+        check(kind, region, offset, length, remote, remoteOffset);
+        State s = state;
+        if (s != State.OPEN && s != State.CONNECTING) {
+            throw new IllegalStateException(this + " is " + s.name().toLowerCase());
+        }
+        CompletableFuture<Long> future = new CompletableFuture<>();
+        Pending p = new Pending(kind, region, offset, length, remote, remoteOffset, a, b, imm, future);
+        if (worker.inThread()) {
+            enqueue(p);
+        } else {
+            worker.execute(() -> enqueue(p));
+        }
+        return future;
+    }
+
+    /** An operation of the future flavour, until it is posted. */
+    private record Pending(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
+                           long remoteOffset, long a, long b, int imm, CompletableFuture<Long> future) {
+    }
+
+    private void enqueue(Pending p) {
+        if (state != State.OPEN && state != State.CONNECTING) {
+            p.future.completeExceptionally(closedFailure());
+            return;
+        }
+        if (!backlog.isEmpty() || state == State.CONNECTING || !post(p)) {
+            backlog.add(p);
+        }
+    }
+
+    private boolean post(Pending p) {
+        try {
+            return post(p.kind, p.region, p.offset, p.length, p.remote, p.remoteOffset, p.a, p.b, p.imm, FUTURE,
+                    p.future);
+        } catch (RdmaException | RuntimeException e) {
+            p.future.completeExceptionally(e);
+            return true;
+        }
+    }
+
+    /** Posts what waits in the backlog, in order, while the peer's credits and the queue slots allow. */
+    void drainBacklog() {
+        while (!backlog.isEmpty() && (state == State.OPEN || state == State.CLOSING) && post(backlog.peek())) {
+            backlog.poll();
+        }
+        if (refused && isWritable()) {
+            refused = false;
+            handler.onWritable(this);
+        }
+        maybeFinishClosing();
+    }
+
+    private <A> boolean tryPost(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
+                                long remoteOffset, long a, long b, int imm, OperationHandler<? super A> handler,
+                                A attachment) throws RdmaException {
+        worker.checkThread();
+        check(kind, region, offset, length, remote, remoteOffset);
+        if (state != State.OPEN) {
+            throw new IllegalStateException(this + " is " + state.name().toLowerCase());
+        }
+        if (!backlog.isEmpty() || !post(kind, region, offset, length, remote, remoteOffset, a, b, imm, handler,
+                attachment)) {
+            refused = true;
+            return false;
+        }
+        return true;
+    }
+
+    /** The checks every operation makes before anything is posted. */
+    private void check(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
+                       long remoteOffset) {
+        if (kind != CAS && kind != FAA) {
+            if (region == null) {
+                throw new NullPointerException("region");
+            }
+            if (region.protectionDomain() != worker.protectionDomain()) {
+                throw new IllegalArgumentException(region + " is not of the worker's protection domain");
+            }
+            if (length < 0 || offset < 0 || offset > region.length() - length) {
+                throw new IllegalArgumentException("[" + offset + ", +" + length + ") is outside " + region);
+            }
+            if ((kind == SEND || kind == SEND_IMM) && peerMessageSize > 0 && length > peerMessageSize) {
+                throw new IllegalArgumentException("a message of " + length + " bytes; the peer's receive buffers "
+                        + "hold " + peerMessageSize);
+            }
+        }
+        if (kind >= WRITE && kind <= FAA) {
+            if (remote == null) {
+                throw new NullPointerException("remote");
+            }
+            if (remoteOffset < 0 || remoteOffset > remote.length() - length) {
+                throw new IllegalArgumentException("[" + remoteOffset + ", +" + length + ") is outside the peer's "
+                        + remote);
+            }
+            if ((kind == CAS || kind == FAA) && ((remote.address() + remoteOffset) & 7) != 0) {
+                throw new IllegalArgumentException("an atomic's word must be 8-byte aligned, not at "
+                        + Long.toHexString(remote.address() + remoteOffset));
+            }
+        }
+    }
+
+    int credits() {
+        return (int) (worker.peerReleased(index) + peerCredits - sent);
+    }
+
+    /**
+     * Posts one request, signaled; false if a credit, a queue slot or the read depth is missing. One slot is kept
+     * for the credit updates, which must never wait behind the application's operations.
+     */
+    private boolean post(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
+                         long remoteOffset, long a, long b, int imm, OperationHandler<?> opHandler,
+                         Object attachment) throws RdmaException {
+        boolean message = kind == SEND || kind == SEND_IMM || kind == WRITE_IMM;
+        boolean readLike = kind == READ || kind == CAS || kind == FAA;
+        if (free <= 1 || (readLike && readsInFlight >= readDepth)) {
+            return false;
+        }
+        if (message && credits() <= 0) {
+            worker.waitForCredits(this);
+            return false;
+        }
+        int slot = freeSlots[--free];
+        kinds[slot] = kind;
+        lengths[slot] = length;
+        handlers[slot] = opHandler;
+        attachments[slot] = attachment;
+        try {
+            worker.post(this, slot, OPCODES[kind], region, offset, length, remote, remoteOffset, a, b, imm);
+        } catch (RdmaException | RuntimeException e) {
+            release(slot);
+            throw e;
+        }
+        if (message) {
+            sent++;
+        }
+        if (readLike) {
+            readsInFlight++;
+        }
+        return true;
+    }
+
+    /** Tells the peer how many of its messages were released, if it has not heard and no update is on its way. */
+    void reportCredits() throws RdmaException {
+        if (released == reported || creditWriteInFlight || free == 0 || state == State.DISCONNECTED
+                || state == State.CONNECTING) {
+            return;
+        }
+        postCredits();
+    }
+
+    /** The keepalive: a credit update even if nothing changed, so that a dead peer fails it. */
+    void keepalive() throws RdmaException {
+        if (!creditWriteInFlight && free > 0 && (state == State.OPEN || state == State.CLOSING)) {
+            postCredits();
+        }
+    }
+
+    private void postCredits() throws RdmaException {
+        int slot = freeSlots[--free];
+        kinds[slot] = CREDIT;
+        lengths[slot] = 8;
+        handlers[slot] = null;
+        attachments[slot] = null;
+        creditWriteInFlight = true;
+        reported = released;
+        try {
+            worker.postCredits(this, slot, released, peerWordAddress, peerWordKey);
+        } catch (RdmaException | RuntimeException e) {
+            creditWriteInFlight = false;
+            release(slot);
+            throw e;
+        }
+    }
+
+    boolean creditsToReport() {
+        return released != reported;
+    }
+
+    /** A message of the peer's was released here: its buffer is back in the receive queue. */
+    void messageReleased(int creditThreshold) throws RdmaException {
+        unreleased--;
+        released++;
+        if (released - reported >= creditThreshold) {
+            reportCredits();
+        }
+    }
+
+    private void release(int slot) {
+        handlers[slot] = null;
+        attachments[slot] = null;
+        freeSlots[free++] = slot;
+    }
+
+    /** A completion of this endpoint's send queue. */
+    @SuppressWarnings("unchecked")
+    void completed(int slot, WcStatus status, long atomicResult) {
+        int kind = kinds[slot];
+        OperationHandler<Object> h = (OperationHandler<Object>) handlers[slot];
+        Object attachment = attachments[slot];
+        int length = lengths[slot];
+        release(slot);
+        lastActivity = worker.now();
+        if (kind == READ || kind == CAS || kind == FAA) {
+            readsInFlight--;
+        }
+        if (kind == CREDIT) {
+            creditWriteInFlight = false;
+        }
+        if (status == WcStatus.SUCCESS) {
+            if (h != null) {
+                h.completed(kind == CAS || kind == FAA ? atomicResult : length, attachment);
+            }
+        } else {
+            EndpointException e = new EndpointException(NAMES[kind] + " on " + this + " failed: "
+                    + status.description(), status, failure);
+            if (status != WcStatus.WR_FLUSH_ERR) {
+                fail(e);
+            }
+            if (h != null) {
+                h.failed(e, attachment);
+            }
+        }
+        if (state == State.OPEN || state == State.CLOSING) {
+            try {
+                if (released - reported >= worker.creditThreshold()) {
+                    reportCredits();
+                }
+            } catch (RdmaException e) {
+                fail(e);
+            }
+            drainBacklog();
+        } else {
+            maybeRelease();
+        }
+    }
+
+    /** Breaks the endpoint: the application hears of it once, and everything in flight fails. */
+    void fail(Throwable cause) {
+        if (failure == null && state != State.CLOSED) {
+            failure = cause;
+            if (state == State.OPEN || state == State.CLOSING) {
+                handler.onError(this, cause);
+            }
+            abortNow(cause);
+        }
+    }
+
+    private EndpointException closedFailure() {
+        return new EndpointException(this + " is " + state.name().toLowerCase(), null, failure);
+    }
+
+    /** Disconnects now: the backlog fails, the queue pair moves to the error state and flushes what is in flight. */
+    void abortNow(Throwable cause) {
+        if (state == State.DISCONNECTED || state == State.CLOSED) {
+            return;
+        }
+        boolean wasConnecting = state == State.CONNECTING;
+        state = State.DISCONNECTED;
+        if (failure == null) {
+            failure = cause;
+        }
+        Pending p;
+        while ((p = backlog.poll()) != null) {
+            p.future.completeExceptionally(new EndpointException("not posted: " + this + " disconnected", null,
+                    cause));
+        }
+        if (!wasConnecting) {
+            try {
+                id.disconnect();
+            } catch (RdmaException | RuntimeException e) {
+                // The peer may have disconnected first; the queue pair must reach the error state regardless.
+                try {
+                    if (qp != null) {
+                        qp.toError();
+                    }
+                } catch (RdmaException | RuntimeException ignored) {
+                    // Destroying it below flushes nothing, but no completion can come from it either.
+                }
+            }
+        }
+        connected.completeExceptionally(cause);
+        maybeRelease();
+    }
+
+    /** A graceful close goes on once nothing is queued or in flight. */
+    private void maybeFinishClosing() {
+        if (state == State.CLOSING && graceful && backlog.isEmpty() && free == freeSlots.length) {
+            abortNow(new EndpointException(this + " is closed"));
+        }
+    }
+
+    /** The peer disconnected. */
+    void peerDisconnected() {
+        if (state == State.OPEN || state == State.CLOSING) {
+            fail(new EndpointException(this + ": the peer disconnected"));
+        }
+    }
+
+    private void maybeRelease() {
+        if (state == State.DISCONNECTED && free == freeSlots.length) {
+            state = State.CLOSED;
+            worker.releaseEndpoint(this);
+            closed.complete(null);
+            handler.onClosed(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Endpoint[" + index + (qp != null ? ", qp " + qp.qpNumber() : "") + "]";
+    }
+}

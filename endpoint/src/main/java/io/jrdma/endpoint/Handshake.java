@@ -1,0 +1,54 @@
+package io.jrdma.endpoint;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * What two endpoints tell each other in the connection manager's private data, before the application's own bytes
+ * (all big-endian): {@code u32 magic "jrE1"}, {@code u16 credits} (messages the sender of the handshake lets its
+ * peer have unreleased), {@code u16 readDepth} (RDMA reads and atomics it takes at once), {@code u32 messageSize}
+ * (its receive buffers' size), {@code u32 wordKey} and {@code u64 wordAddress}: the remote key and address of the
+ * word into which the peer RDMA-writes how many messages it has released, as a little-endian {@code u64}.
+ *
+ * @param credits     messages the peer may send before it hears of a release
+ * @param readDepth   reads and atomics this side takes at once
+ * @param messageSize this side's receive buffer size
+ * @param wordKey     the credit word's remote key
+ * @param wordAddress the credit word's address
+ * @param application the application's private data
+ */
+record Handshake(int credits, int readDepth, int messageSize, int wordKey, long wordAddress, byte[] application) {
+    static final int MAGIC = 0x6a724531;
+    static final int SIZE = 24;
+
+    byte[] encode() {
+        return ByteBuffer.allocate(SIZE + application.length).putInt(MAGIC).putShort((short) credits)
+                .putShort((short) readDepth).putInt(messageSize).putInt(wordKey).putLong(wordAddress).put(application)
+                .array();
+    }
+
+    /**
+     * Reads a peer's handshake.
+     *
+     * @return the handshake, or null if the bytes are not one (too short, another magic, values out of range)
+     */
+    static Handshake decode(byte[] data) {
+        if (data.length < SIZE) {
+            return null;
+        }
+        ByteBuffer b = ByteBuffer.wrap(data);
+        if (b.getInt() != MAGIC) {
+            return null;
+        }
+        int credits = Short.toUnsignedInt(b.getShort());
+        int readDepth = Short.toUnsignedInt(b.getShort());
+        int messageSize = b.getInt();
+        int key = b.getInt();
+        long address = b.getLong();
+        if (credits < 1 || readDepth < 1 || messageSize < 1 || address == 0) {
+            return null;
+        }
+        return new Handshake(credits, readDepth, messageSize, key, address, Arrays.copyOfRange(data, SIZE,
+                data.length));
+    }
+}

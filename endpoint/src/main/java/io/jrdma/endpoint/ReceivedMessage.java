@@ -1,0 +1,121 @@
+package io.jrdma.endpoint;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A message an {@link Endpoint} received, borrowed from the worker's shared receive queue: its bytes are the first
+ * {@link #length()} of {@link #segment()}, in place in the registered receive buffer, with no copy. {@link #release()}
+ * gives the buffer back to the receive queue and the sender its credit; until then the buffer is the
+ * application's. One object per receive buffer, reused for every message that lands in it: the receive path
+ * allocates nothing. An RDMA write with immediate arrives as a message of no bytes (the data went to the memory
+ * the peer wrote), with {@link #isRemoteWrite()} true; it is released by the worker once the handler returns.
+ *
+ * {@snippet class=io.jrdma.endpoint.snippets.EndpointSnippets region=handler}
+ */
+public final class ReceivedMessage {
+    private final Worker worker;
+    private final int slot;
+    private final MemorySegment buffer;
+    private final AtomicBoolean held = new AtomicBoolean();
+    Endpoint endpoint;
+    private int length;
+    private int immediate;
+    private boolean hasImmediate;
+    private boolean remoteWrite;
+
+    ReceivedMessage(Worker worker, int slot, MemorySegment buffer) {
+        this.worker = worker;
+        this.slot = slot;
+        this.buffer = buffer;
+    }
+
+    void arrived(Endpoint from, int bytes, boolean withImmediate, int imm, boolean write) {
+        endpoint = from;
+        length = write ? 0 : bytes;
+        hasImmediate = withImmediate;
+        immediate = imm;
+        remoteWrite = write;
+        held.set(true);
+    }
+
+    private void checkHeld() {
+        if (!held.get()) {
+            throw new IllegalStateException("the message was released; its buffer may hold another one");
+        }
+    }
+
+    /**
+     * {@return the receive buffer, all of it: the message is its first {@link #length()} bytes}
+     *
+     * @throws IllegalStateException if the message was released
+     */
+    public MemorySegment segment() {
+        checkHeld();
+        return buffer;
+    }
+
+    /**
+     * {@return the message's length in bytes}
+     */
+    public int length() {
+        return length;
+    }
+
+    /**
+     * {@return whether the peer sent an immediate value with it}
+     */
+    public boolean hasImmediate() {
+        return hasImmediate;
+    }
+
+    /**
+     * {@return the immediate value, if {@link #hasImmediate()}; else 0}
+     */
+    public int immediate() {
+        return hasImmediate ? immediate : 0;
+    }
+
+    /**
+     * {@return whether this tells of an RDMA write with immediate rather than carrying a message}
+     */
+    public boolean isRemoteWrite() {
+        return remoteWrite;
+    }
+
+    /**
+     * {@return the endpoint it came on}
+     */
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    /**
+     * Gives the buffer back to the receive queue and the sender its credit. From any thread: off the worker's
+     * thread it is handed to the worker.
+     *
+     * @throws IllegalStateException if the message was released already
+     */
+    public void release() {
+        if (!held.compareAndSet(true, false)) {
+            throw new IllegalStateException("the message was released already");
+        }
+        worker.released(this);
+    }
+
+    /** Releases a message the application never saw (no handler, or a closed endpoint). */
+    void drop() {
+        held.set(false);
+        worker.released(this);
+    }
+
+    int slot() {
+        return slot;
+    }
+
+    @Override
+    public String toString() {
+        return "ReceivedMessage[" + length + " B" + (hasImmediate ? ", immediate " + immediate : "")
+                + (remoteWrite ? ", remote write" : "") + "]";
+    }
+}

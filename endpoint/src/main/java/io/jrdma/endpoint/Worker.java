@@ -1,0 +1,934 @@
+package io.jrdma.endpoint;
+
+import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.CompletionChannel;
+import io.jrdma.ibverbs.CompletionQueue;
+import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.ReceiveWorkRequest;
+import io.jrdma.ibverbs.SendOpcode;
+import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.SharedReceiveQueue;
+import io.jrdma.ibverbs.ThreadConfinement;
+import io.jrdma.ibverbs.WcOpcode;
+import io.jrdma.ibverbs.WcStatus;
+import io.jrdma.ibverbs.WorkCompletions;
+import io.jrdma.rdmacm.CmEvent;
+import io.jrdma.rdmacm.CmEventType;
+import io.jrdma.rdmacm.CmId;
+import io.jrdma.rdmacm.ConnectionParameters;
+import io.jrdma.rdmacm.EventChannel;
+import io.jrdma.rdmacm.PortSpace;
+import io.jrdma.rdmacm.RemoteRegion;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
+
+/**
+ * A progress engine for {@link Endpoint}s, confined to one thread: on one RDMA device it holds one protection
+ * domain, one completion queue for every endpoint's sends and receives, a shared receive queue with a registered
+ * receive slab, the connection manager's event channel, a {@link BufferPool} and an eventfd that other threads
+ * write to wake it. No thread per connection: the worker's thread runs everything, through one of
+ * <ul>
+ *   <li>{@link #progress()}, called by the application's own loop, which may block in {@link #await(Duration)};</li>
+ *   <li>{@link #start}, which gives the worker a thread of its own that busy-polls for
+ *   {@link WorkerOptions#spin()} after the last work and then blocks.</li>
+ * </ul>
+ * Other threads (virtual ones too) hand work to the worker through {@link #execute(Runnable)}, and the future
+ * flavour of every operation does so by itself.
+ *
+ * {@snippet class=io.jrdma.endpoint.snippets.EndpointSnippets region=worker}
+ */
+public final class Worker implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+    /** Marks receive completions' work request ids; a send's id is its endpoint's index and queue slot. */
+    private static final long RECEIVE = Long.MIN_VALUE;
+    private static final int POLL_BATCH = 32;
+    /** Busy progress calls between two looks at the CM events and the timers. */
+    private static final int CHECK_EVERY = 64;
+    private static final long TIMER_NANOS = 1_000_000;
+    private static final long IDLE_TIMER_NANOS = 50_000_000;
+    private static final Duration CM_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+    /** The credit words and atomic results: aligned, so that the worker can read what the device wrote volatile. */
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
+    private static final int WORD_STRIDE = 16;
+
+    private final WorkerOptions options;
+    private final InetAddress address;
+    private final Thread thread;
+    /** Whether {@link #start} made the thread, which closes the worker when asked to. */
+    private boolean ownThread;
+    private final Arena arena;
+    private final EventChannel events;
+    private final Context context;
+    private final ProtectionDomain pd;
+    private final CompletionChannel channel;
+    private final CompletionQueue cq;
+    private final SharedReceiveQueue srq;
+    private final MemoryRegion receiveMemory;
+    private final MemoryRegion words;
+    private final MemoryRegion atomics;
+    private final ReceivedMessage[] messages;
+    private final BufferPool buffers;
+    private final WakeupPoll poll;
+    private final WorkCompletions wcs;
+    private final SendWorkRequest wr;
+    private final ReceiveWorkRequest rwr;
+    private final int slotsPerEndpoint;
+    private final int creditThreshold;
+    private final Endpoint[] endpoints;
+    private final QpnMap byQpn = new QpnMap();
+    private final int[] freeIndexes;
+    private int freeIndexCount;
+    private final Map<CmId, Object> ids = new IdentityHashMap<>();
+    private final List<EndpointListener> listeners = new ArrayList<>();
+    private final List<Endpoint> waitingForCredits = new ArrayList<>();
+    private final ConcurrentLinkedQueue<Runnable> submissions = new ConcurrentLinkedQueue<>();
+    private volatile boolean sleeping;
+    private volatile boolean closeRequested;
+    private volatile boolean closed;
+    private int sinceCheck;
+    private long now = System.nanoTime();
+    private long nextTimer;
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+
+    private Worker(InetAddress address, WorkerOptions options) throws IOException {
+        this.options = options;
+        this.address = address;
+        this.thread = Thread.currentThread();
+        this.slotsPerEndpoint = options.sendDepth() + 1;
+        this.creditThreshold = Math.max(1, options.credits() / 4);
+        List<AutoCloseable> made = new ArrayList<>();
+        try {
+            arena = Arena.ofShared();
+            made.add(arena);
+            events = add(made, EventChannel.create());
+            context = deviceOf(events, address);
+            pd = add(made, context.allocateProtectionDomain());
+            channel = add(made, context.createCompletionChannel());
+            int slots = options.receiveSlots();
+            int cqSize = Math.min(context.queryDevice().maxCqe(), slots + options.maxEndpoints() * slotsPerEndpoint);
+            cq = add(made, context.completionQueue(cqSize).channel(channel)
+                    .confinement(ThreadConfinement.CONFINED).create());
+            srq = add(made, pd.createSharedReceiveQueue(slots, 1));
+            receiveMemory = add(made, pd.allocate((long) slots * options.messageSize(), Access.LOCAL_WRITE));
+            words = add(made, pd.allocate((long) options.maxEndpoints() * WORD_STRIDE, Access.LOCAL_WRITE,
+                    Access.REMOTE_WRITE));
+            atomics = add(made, pd.allocate((long) options.maxEndpoints() * slotsPerEndpoint * 8,
+                    Access.LOCAL_WRITE));
+            buffers = new BufferPool(pd, options.hugePages());
+            made.add(buffers::close);
+            poll = add(made, new WakeupPoll(channel.fd(), events.fileDescriptor()));
+            wcs = new WorkCompletions(POLL_BATCH, arena);
+            wr = new SendWorkRequest(1, arena);
+            rwr = new ReceiveWorkRequest(1, arena);
+            messages = new ReceivedMessage[slots];
+            for (int i = 0; i < slots; i++) {
+                messages[i] = new ReceivedMessage(this, i, receiveMemory.segment()
+                        .asSlice((long) i * options.messageSize(), options.messageSize()));
+                repost(i);
+            }
+            endpoints = new Endpoint[options.maxEndpoints()];
+            freeIndexes = new int[options.maxEndpoints()];
+            for (int i = options.maxEndpoints() - 1; i >= 0; i--) {
+                freeIndexes[freeIndexCount++] = i;
+            }
+            cq.requestNotification(false);
+        } catch (IOException | RuntimeException e) {
+            for (int i = made.size() - 1; i >= 0; i--) {
+                try {
+                    made.get(i).close();
+                } catch (Exception suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static <T extends AutoCloseable> T add(List<AutoCloseable> made, T resource) {
+        made.add(resource);
+        return resource;
+    }
+
+    /** The device context librdmacm uses for {@code address}: an id bound to it names it. */
+    private static Context deviceOf(EventChannel events, InetAddress address) throws IOException {
+        try (CmId probe = CmId.create(events, PortSpace.TCP)) {
+            probe.bind(new InetSocketAddress(address, 0));
+            Context ctx = probe.context();
+            if (ctx == null) {
+                throw new IOException(address + " is not an address of an RDMA device");
+            }
+            return ctx;
+        }
+    }
+
+    /**
+     * Opens a worker on the RDMA device that has {@code address}, confined to the calling thread, which then
+     * drives it with {@link #progress()} and {@link #await(Duration)}.
+     *
+     * @param address an IP address of the device (the worker connects and listens from it)
+     * @param options how the worker is set up
+     * @return the worker, which the calling thread closes
+     * @throws IOException if no RDMA device has the address, or a resource cannot be made (e.g. the locked-memory
+     *                     limit is too low for the receive slab)
+     */
+    public static Worker open(InetAddress address, WorkerOptions options) throws IOException {
+        return new Worker(address, options);
+    }
+
+    /**
+     * Opens a worker on a platform thread of its own, which runs it until {@link #close()}: it busy-polls for
+     * {@link WorkerOptions#spin()} after its last work, then blocks until a completion, a CM event, a wakeup or a
+     * timer.
+     *
+     * @param address an IP address of the device
+     * @param options how the worker is set up
+     * @param name    the thread's name
+     * @return the running worker
+     * @throws IOException if the worker cannot be opened (see {@link #open})
+     * @throws InterruptedException if the calling thread is interrupted while the worker opens
+     */
+    public static Worker start(InetAddress address, WorkerOptions options, String name)
+            throws IOException, InterruptedException {
+        CompletableFuture<Worker> opened = new CompletableFuture<>();
+        Thread.ofPlatform().name(name).daemon().start(() -> {
+            Worker w;
+            try {
+                w = new Worker(address, options);
+            } catch (IOException | RuntimeException e) {
+                opened.completeExceptionally(e);
+                return;
+            }
+            w.ownThread = true;
+            opened.complete(w);
+            w.run();
+        });
+        try {
+            return opened.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw (RuntimeException) e.getCause();
+        }
+    }
+
+    private void run() {
+        long spin = options.spin().toNanos();
+        long lastWork = System.nanoTime();
+        try {
+            while (!closeRequested) {
+                if (progress() > 0) {
+                    lastWork = now;
+                } else if (System.nanoTime() - lastWork < spin) {
+                    Thread.onSpinWait();
+                } else {
+                    await(Duration.ofMillis(100));
+                    lastWork = System.nanoTime();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "worker " + this + " stopped", e);
+        } finally {
+            try {
+                closeNow();
+            } catch (RdmaException | RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "closing worker " + this, e);
+            }
+        }
+    }
+
+    // ---- what users call ----------------------------------------------------------------------------------------
+
+    /**
+     * {@return the worker's protection domain: register memory for operations with it}
+     */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /**
+     * {@return the worker's pool of registered buffers}
+     */
+    public BufferPool buffers() {
+        return buffers;
+    }
+
+    /**
+     * {@return the options the worker was opened with}
+     */
+    public WorkerOptions options() {
+        return options;
+    }
+
+    /**
+     * Connects to an {@link EndpointListener} at {@code server}, from any thread.
+     *
+     * @param server      the listener's address
+     * @param handler     what the endpoint tells the application
+     * @param privateData for the server's application (at most {@value Endpoint#MAX_CONNECT_DATA} bytes); null for
+     *                    none
+     * @return completes with the open endpoint, or exceptionally: {@link ConnectionRejectedException} when the server
+     *         rejected it, {@link EndpointException} when it could not be reached
+     * @throws IllegalArgumentException if the private data is too long
+     */
+    public CompletableFuture<Endpoint> connect(InetSocketAddress server, EndpointHandler handler, byte[] privateData) {
+        byte[] data = Endpoint.privateData(privateData, Endpoint.MAX_CONNECT_DATA);
+        CompletableFuture<Endpoint> result = new CompletableFuture<>();
+        execute(() -> {
+            try {
+                Endpoint ep = newEndpoint(CmId.create(events, PortSpace.TCP), handler);
+                ep.connected.whenComplete((e, t) -> {
+                    if (t != null) {
+                        result.completeExceptionally(t);
+                    } else {
+                        result.complete(e);
+                    }
+                });
+                pendingConnects.put(ep, data);
+                ep.id.resolveAddress(new InetSocketAddress(address, 0), server, CM_TIMEOUT);
+            } catch (IOException | RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
+    }
+
+    private final Map<Endpoint, byte[]> pendingConnects = new IdentityHashMap<>();
+
+    /**
+     * Listens on {@code local} (port 0 picks one), from the worker's thread; {@code handler} gets every connect
+     * request on the worker's thread.
+     *
+     * @param local   an address of the worker's device
+     * @param backlog connect requests the device queues before the worker takes them
+     * @param handler accepts or rejects each request
+     * @return the listener, which the application closes
+     * @throws RdmaException        if binding or listening fails (e.g. the address is in use)
+     * @throws WrongThreadException off the worker's thread
+     */
+    public EndpointListener listen(InetSocketAddress local, int backlog, Consumer<ConnectRequest> handler)
+            throws RdmaException {
+        checkThread();
+        CmId id = CmId.create(events, PortSpace.TCP);
+        try {
+            id.bind(local);
+            if (id.context() != context) {
+                throw new IllegalArgumentException(local + " is not an address of the worker's device");
+            }
+            id.listen(backlog);
+        } catch (RdmaException | RuntimeException e) {
+            id.close();
+            throw e;
+        }
+        EndpointListener l = new EndpointListener(this, id, handler);
+        ids.put(id, l);
+        listeners.add(l);
+        return l;
+    }
+
+    /**
+     * Runs {@code task} on the worker's thread, in order with the other tasks, at its next {@link #progress()}; from
+     * any thread. A task that throws is logged and the worker goes on.
+     *
+     * @param task what to run
+     * @throws IllegalStateException if the worker is closed
+     */
+    public void execute(Runnable task) {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        submissions.add(task);
+        if (sleeping) {
+            poll.wake();
+        }
+    }
+
+    /**
+     * Makes the worker's thread leave {@link #await} (or its own wait) at once; from any thread.
+     */
+    public void wakeup() {
+        poll.wake();
+    }
+
+    /**
+     * Does what is ready, without blocking: tasks from other threads, completions (running the handlers), and now
+     * and then connection-manager events and timers (credit updates, keepalives).
+     *
+     * @return how much was done (0: nothing was ready)
+     * @throws RdmaException        if polling the completion queue fails
+     * @throws WrongThreadException off the worker's thread
+     */
+    public int progress() throws RdmaException {
+        checkThread();
+        int work = runTasks();
+        int n = cq.poll(wcs);
+        for (int i = 0; i < n; i++) {
+            dispatch(i);
+        }
+        work += n;
+        if (!waitingForCredits.isEmpty()) {
+            work += checkCredits();
+        }
+        if (work == 0 || ++sinceCheck >= CHECK_EVERY) {
+            sinceCheck = 0;
+            work += checkEventsAndTimers();
+        }
+        return work;
+    }
+
+    /**
+     * Blocks until there may be work (a completion, a CM event, a task or wakeup from another thread, a timer) or
+     * {@code timeout} passes, then does it like {@link #progress()}.
+     *
+     * @param timeout the longest wait
+     * @return how much was done
+     * @throws RdmaException        if a wait or poll fails
+     * @throws WrongThreadException off the worker's thread
+     */
+    public int await(Duration timeout) throws RdmaException {
+        checkThread();
+        int work = progress();
+        if (work > 0) {
+            return work;
+        }
+        cq.requestNotification(false);
+        sleeping = true;
+        try {
+            // A completion or task that came before the arm would not wake the poll.
+            work = progress();
+            if (work > 0 || !submissions.isEmpty()) {
+                return work;
+            }
+            long millis = Math.min(timeout.toMillis(), Math.max(0, (nextTimer - System.nanoTime()) / 1_000_000));
+            int ready = poll.await((int) Math.max(millis, timersPending() ? 1 : 0));
+            if ((ready & 1 << WakeupPoll.COMPLETIONS) != 0) {
+                try {
+                    channel.await(Duration.ZERO);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        } finally {
+            sleeping = false;
+        }
+        return progress() + checkEventsAndTimers();
+    }
+
+    private boolean timersPending() {
+        return !waitingForCredits.isEmpty();
+    }
+
+    // ---- the data path ------------------------------------------------------------------------------------------
+
+    private int runTasks() {
+        int n = 0;
+        Runnable task;
+        while (n < 1024 && (task = submissions.poll()) != null) {
+            n++;
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "a task on " + this + " failed", e);
+            }
+        }
+        return n;
+    }
+
+    private void dispatch(int i) {
+        long id = wcs.id(i);
+        WcStatus status = wcs.status(i);
+        if (id < 0) {
+            received((int) id, status, i);
+            return;
+        }
+        Endpoint ep = endpoints[(int) (id >>> 32)];
+        int slot = (int) id;
+        if (ep == null) {
+            return;
+        }
+        // The device writes an atomic's previous value in the host's order.
+        long atomic = status == WcStatus.SUCCESS ? atomics.segment().get(ValueLayout.JAVA_LONG,
+                ((long) ep.index * slotsPerEndpoint + slot) * 8) : 0;
+        ep.completed(slot, status, atomic);
+    }
+
+    private void received(int slot, WcStatus status, int i) {
+        ReceivedMessage m = messages[slot];
+        Endpoint ep = byQpn.get(wcs.qpNumber(i));
+        if (ep == null || status != WcStatus.SUCCESS) {
+            repost(slot);
+            if (ep != null && status != WcStatus.WR_FLUSH_ERR) {
+                ep.fail(new EndpointException("a receive on " + ep + " failed: " + status.description(), status,
+                        null));
+            }
+            return;
+        }
+        ep.lastActivity = now;
+        if (ep.unreleased >= options.credits()) {
+            // The peer sent beyond its credits: it would take other endpoints' buffers. Nothing reaches the
+            // application, the buffer goes back, and the endpoint breaks.
+            repost(slot);
+            ep.fail(new EndpointException(ep + ": the peer sent more messages than it had credits for"));
+            return;
+        }
+        ep.unreleased++;
+        boolean write = wcs.opcode(i) == WcOpcode.RECV_RDMA_WITH_IMM;
+        m.arrived(ep, wcs.byteLength(i), wcs.hasImmediate(i), wcs.immediate(i), write);
+        Endpoint.State state = ep.state;
+        if (state != Endpoint.State.OPEN && state != Endpoint.State.CLOSING && state != Endpoint.State.CONNECTING) {
+            m.drop();
+            return;
+        }
+        try {
+            ep.handler.onMessage(ep, m);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "the message handler of " + ep + " failed", e);
+        }
+        if (write && m.endpoint == ep) {
+            try {
+                m.release();
+            } catch (IllegalStateException alreadyReleased) {
+                // The handler released it itself.
+            }
+        }
+    }
+
+    /** A message was released (by the application or the worker): its buffer goes back to the receive queue. */
+    void released(ReceivedMessage m) {
+        if (!inThread()) {
+            execute(() -> released(m));
+            return;
+        }
+        if (closed) {
+            return;
+        }
+        Endpoint ep = m.endpoint;
+        m.endpoint = null;
+        repost(m.slot());
+        if (ep != null && ep.state != Endpoint.State.CLOSED) {
+            try {
+                ep.messageReleased(creditThreshold);
+            } catch (RdmaException e) {
+                ep.fail(e);
+            }
+        }
+    }
+
+    private void repost(int slot) {
+        try {
+            srq.postReceive(rwr.reset().id(RECEIVE | slot).add(receiveMemory, (long) slot * options.messageSize(),
+                    options.messageSize()));
+        } catch (RdmaException e) {
+            // The receive queue holds every buffer at most once, so it cannot overflow; a failure means the device
+            // is gone, which the endpoints hear of through their own completions.
+            LOG.log(System.Logger.Level.ERROR, "reposting receive buffer " + slot + " on " + this, e);
+        }
+    }
+
+    void post(Endpoint ep, int slot, SendOpcode opcode, MemoryRegion region, long offset, int length,
+              RemoteRegion remote, long remoteOffset, long a, long b, int imm) throws RdmaException {
+        wr.reset().id(((long) ep.index << 32) | slot).opcode(opcode).signaled(true);
+        if (opcode == SendOpcode.ATOMIC_CMP_AND_SWP || opcode == SendOpcode.ATOMIC_FETCH_AND_ADD) {
+            wr.add(atomics, ((long) ep.index * slotsPerEndpoint + slot) * 8, 8)
+                    .atomic(remote.address() + remoteOffset, remote.remoteKey(), a, b);
+        } else {
+            if (length > 0) {
+                wr.add(region, offset, length);
+            }
+            if (remote != null) {
+                wr.rdma(remote.address() + remoteOffset, remote.remoteKey());
+            }
+            if (opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE_WITH_IMM) {
+                wr.immediate(imm);
+            }
+            if (length > 0 && length <= ep.qp.capabilities().maxInlineData() && opcode != SendOpcode.RDMA_READ) {
+                wr.inline(true);
+            }
+        }
+        ep.qp.postSend(wr);
+    }
+
+    void postCredits(Endpoint ep, int slot, long released, long peerAddress, int peerKey) throws RdmaException {
+        long source = (long) ep.index * WORD_STRIDE + 8;
+        WORD.set(words.segment(), source, released);
+        wr.reset().id(((long) ep.index << 32) | slot).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+                .add(words, source, 8).rdma(peerAddress, peerKey);
+        ep.qp.postSend(wr);
+    }
+
+    /** How many of its messages the peer of endpoint {@code index} says it released (it RDMA-writes the count). */
+    long peerReleased(int index) {
+        return (long) WORD.getVolatile(words.segment(), (long) index * WORD_STRIDE);
+    }
+
+    void waitForCredits(Endpoint ep) {
+        if (!ep.waitingForCredits) {
+            ep.waitingForCredits = true;
+            waitingForCredits.add(ep);
+        }
+    }
+
+    /** Endpoints that waited for credits go on if the peer has written some. */
+    private int checkCredits() {
+        int work = 0;
+        for (int i = waitingForCredits.size() - 1; i >= 0; i--) {
+            Endpoint ep = waitingForCredits.get(i);
+            if (ep.credits() > 0 || ep.state == Endpoint.State.CLOSED) {
+                waitingForCredits.remove(i);
+                ep.waitingForCredits = false;
+                ep.drainBacklog();
+                work++;
+            }
+        }
+        return work;
+    }
+
+    int creditThreshold() {
+        return creditThreshold;
+    }
+
+    long now() {
+        return now;
+    }
+
+    // ---- connection management ----------------------------------------------------------------------------------
+
+    private int checkEventsAndTimers() throws RdmaException {
+        int work = 0;
+        CmEvent e;
+        try {
+            while ((e = events.poll(Duration.ZERO)) != null) {
+                work++;
+                cmEvent(e);
+            }
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+        now = System.nanoTime();
+        if (now - nextTimer >= 0) {
+            nextTimer = now + (timers() ? TIMER_NANOS : IDLE_TIMER_NANOS);
+        }
+        return work;
+    }
+
+    /**
+     * Credit updates a release left below the threshold, and keepalives of idle endpoints.
+     *
+     * @return whether an endpoint still has credits to report (its update waits for a queue slot)
+     */
+    private boolean timers() {
+        boolean pending = false;
+        long keepalive = options.keepalive().toNanos();
+        for (Endpoint ep : endpoints) {
+            if (ep == null || ep.state == Endpoint.State.CONNECTING || ep.state == Endpoint.State.CLOSED) {
+                continue;
+            }
+            try {
+                if (ep.creditsToReport()) {
+                    ep.reportCredits();
+                } else if (keepalive > 0 && now - ep.lastActivity >= keepalive) {
+                    ep.lastActivity = now;
+                    ep.keepalive();
+                }
+                pending |= ep.creditsToReport();
+            } catch (RdmaException | RuntimeException e) {
+                ep.fail(e);
+            }
+        }
+        return pending;
+    }
+
+    private void cmEvent(CmEvent e) {
+        if (e.type() == CmEventType.CONNECT_REQUEST) {
+            Object l = e.listenId() == null ? null : ids.get(e.listenId());
+            if (l instanceof EndpointListener listener) {
+                connectRequest(listener, e);
+            } else {
+                closeQuietly(e.id());
+            }
+            return;
+        }
+        if (!(ids.get(e.id()) instanceof Endpoint ep)) {
+            return;
+        }
+        try {
+            switch (e.type()) {
+                case ADDR_RESOLVED -> {
+                    if (ep.id.context() != context) {
+                        ep.abortNow(new EndpointException(e.id().peerAddress()
+                                + " is reached through another device than the worker's"));
+                    } else {
+                        ep.id.resolveRoute(CM_TIMEOUT);
+                    }
+                }
+                case ROUTE_RESOLVED -> {
+                    createQueuePair(ep);
+                    Handshake mine = handshake(ep, pendingConnects.remove(ep));
+                    ep.id.connect(ConnectionParameters.defaults()
+                            .withResources(options.readDepth(), options.readDepth())
+                            .withRetryCount(options.retryCount()).withRnrRetryCount(0)
+                            .withPrivateData(mine.encode()));
+                }
+                case ESTABLISHED -> {
+                    Handshake peer = ep.peerHandshake != null ? ep.peerHandshake : Handshake.decode(e.privateData());
+                    if (peer == null) {
+                        ep.abortNow(new ConnectionRejectedException(ep.id.peerAddress()
+                                + " is not a jrdma endpoint (no handshake in its accept)", new byte[0]));
+                    } else {
+                        ep.open(peer, options.readDepth());
+                    }
+                }
+                case REJECTED -> ep.abortNow(new ConnectionRejectedException(ep.id.peerAddress() + " rejected the "
+                        + "connection (" + e.rejectReason() + ")", e.privateData()));
+                case DISCONNECTED -> ep.peerDisconnected();
+                case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, DEVICE_REMOVAL -> ep.fail(
+                        new EndpointException(ep + ": " + e.type() + " (status " + e.status() + ")"));
+                default -> { }
+            }
+        } catch (RdmaException | RuntimeException failure) {
+            ep.fail(failure);
+        }
+    }
+
+    private void connectRequest(EndpointListener listener, CmEvent e) {
+        Handshake peer = Handshake.decode(e.privateData());
+        if (peer == null) {
+            reject(e.id(), "not a jrdma endpoint".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return;
+        }
+        ConnectRequest request = new ConnectRequest(this, e, peer);
+        try {
+            listener.handler.accept(request);
+        } catch (RuntimeException failure) {
+            LOG.log(System.Logger.Level.WARNING, "the connect request handler of " + listener + " failed", failure);
+        }
+        if (!request.answered()) {
+            reject(e.id(), new byte[0]);
+        }
+    }
+
+    Endpoint accept(CmEvent e, Handshake peer, EndpointHandler handler, byte[] data) throws RdmaException {
+        CmId id = e.id();
+        if (id.context() != context) {
+            reject(id, new byte[0]);
+            throw new IllegalStateException("the request came through another device than the worker's");
+        }
+        Endpoint ep;
+        try {
+            ep = newEndpoint(id, handler);
+        } catch (RuntimeException full) {
+            reject(id, new byte[0]);
+            throw full;
+        }
+        try {
+            createQueuePair(ep);
+            ep.peerHandshake = peer;
+            ConnectionParameters offered = e.connection();
+            id.accept(ConnectionParameters.defaults()
+                    .withResources(Math.min(options.readDepth(), offered.initiatorDepth()),
+                            Math.min(options.readDepth(), offered.responderResources()))
+                    .withRnrRetryCount(0).withPrivateData(handshake(ep, data).encode()));
+        } catch (RdmaException | RuntimeException failure) {
+            ep.abortNow(failure);
+            throw failure;
+        }
+        return ep;
+    }
+
+    void reject(CmId id, byte[] data) {
+        try {
+            id.reject(data);
+        } catch (RdmaException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "rejecting " + id, e);
+        }
+        closeQuietly(id);
+    }
+
+    /** An endpoint over {@code id}, which it owns from now on: if none can be made, the id is closed. */
+    private Endpoint newEndpoint(CmId id, EndpointHandler handler) {
+        if (freeIndexCount == 0) {
+            closeQuietly(id);
+            throw new IllegalStateException(this + " holds " + options.maxEndpoints() + " endpoints, as many as "
+                    + "its options allow");
+        }
+        int index = freeIndexes[--freeIndexCount];
+        WORD.setVolatile(words.segment(), (long) index * WORD_STRIDE, 0L);
+        Endpoint ep = new Endpoint(this, index, id, handler, slotsPerEndpoint);
+        endpoints[index] = ep;
+        ids.put(id, ep);
+        return ep;
+    }
+
+    private void createQueuePair(Endpoint ep) throws RdmaException {
+        ep.id.setAckTimeout(options.ackTimeout());
+        ep.qp = ep.id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).sharedReceiveQueue(srq)
+                .capacity(slotsPerEndpoint, 1).sge(1, 1).maxInlineData(64)
+                .confinement(ThreadConfinement.CONFINED));
+        // The accepting side's queue pair receives from the accept on, before the connection manager says the
+        // connection is established.
+        byQpn.put(ep.qp.qpNumber(), ep);
+    }
+
+    private Handshake handshake(Endpoint ep, byte[] application) {
+        return new Handshake(options.credits(), options.readDepth(), options.messageSize(), words.remoteKey(),
+                words.address() + (long) ep.index * WORD_STRIDE, application == null ? new byte[0] : application);
+    }
+
+    /** The endpoint is disconnected and nothing of it is in flight: its queue pair and id go. */
+    void releaseEndpoint(Endpoint ep) {
+        if (ep.qp != null) {
+            byQpn.remove(ep.qp.qpNumber());
+            closeQuietly(ep.qp);
+        }
+        ids.remove(ep.id);
+        pendingConnects.remove(ep);
+        closeQuietly(ep.id);
+        endpoints[ep.index] = null;
+        freeIndexes[freeIndexCount++] = ep.index;
+    }
+
+    void closeListener(EndpointListener l) {
+        ids.remove(l.id);
+        listeners.remove(l);
+        try {
+            l.closeNow();
+        } catch (RdmaException e) {
+            LOG.log(System.Logger.Level.WARNING, "closing " + l, e);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing " + c, e);
+        }
+    }
+
+    // ---- threads and close --------------------------------------------------------------------------------------
+
+    boolean inThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    void checkThread() {
+        if (Thread.currentThread() != thread) {
+            throw new WrongThreadException(this + " belongs to " + thread.getName() + ", not "
+                    + Thread.currentThread().getName());
+        }
+    }
+
+    /**
+     * Closes the worker: every endpoint is aborted (its operations fail), listeners close, and once the endpoints'
+     * queues are flushed (or after 5 s) every resource is released. On the worker's thread it does so at once; from
+     * another thread it asks a {@link #start started} worker's thread to and waits for it. A second call does
+     * nothing.
+     *
+     * @throws RdmaException        if releasing a resource fails
+     * @throws WrongThreadException from another thread than the one that {@link #open opened} the worker
+     */
+    @Override
+    public void close() throws RdmaException {
+        if (inThread()) {
+            closeNow();
+            return;
+        }
+        if (!ownThread) {
+            checkThread();
+        }
+        closeRequested = true;
+        poll.wake();
+        terminated.join();
+    }
+
+    private void closeNow() throws RdmaException {
+        if (closed) {
+            return;
+        }
+        for (EndpointListener l : List.copyOf(listeners)) {
+            closeListener(l);
+        }
+        for (Endpoint ep : endpoints) {
+            if (ep != null) {
+                ep.abortNow(new EndpointException(ep + ": its worker closed"));
+            }
+        }
+        long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+        while (hasEndpoints() && System.nanoTime() - deadline < 0) {
+            await(Duration.ofMillis(10));
+        }
+        closed = true;
+        for (Endpoint ep : endpoints) {
+            if (ep != null) {
+                releaseEndpoint(ep);
+            }
+        }
+        RdmaException first = null;
+        for (AutoCloseable c : new AutoCloseable[] {srq, cq, channel, receiveMemory, words, atomics}) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                first = first == null && e instanceof RdmaException r ? r : first;
+            }
+        }
+        try {
+            buffers.close();
+        } catch (RdmaException e) {
+            first = first == null ? e : first;
+        }
+        closeQuietly(pd);
+        closeQuietly(events);
+        poll.close();
+        arena.close();
+        terminated.complete(null);
+        Runnable task;
+        while ((task = submissions.poll()) != null) {
+            LOG.log(System.Logger.Level.DEBUG, "dropped a task given to closed " + this + ": " + task);
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private boolean hasEndpoints() {
+        for (Endpoint ep : endpoints) {
+            if (ep != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@return whether the worker is closed}
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "Worker[" + address.getHostAddress() + " on " + context.device().name() + "]";
+    }
+}
