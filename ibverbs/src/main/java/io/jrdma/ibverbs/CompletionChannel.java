@@ -99,7 +99,7 @@ public final class CompletionChannel implements AutoCloseable {
     }
 
     void detach(CompletionQueue cq) {
-        queues.remove(cq.segment().address());
+        Context.forget(queues, cq.segment().address(), cq);
     }
 
     MemorySegment segment() {

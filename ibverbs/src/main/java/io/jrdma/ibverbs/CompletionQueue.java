@@ -402,7 +402,7 @@ public final class CompletionQueue implements AutoCloseable {
         Context from = context;
         return adopted ? null : () -> {
             ibverbs_h.ibv_destroy_cq(leaked);
-            from.unregister(leaked);
+            from.unregister(leaked, null);
         };
     }
 
@@ -410,7 +410,7 @@ public final class CompletionQueue implements AutoCloseable {
         if (!adopted) {
             Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
         }
-        context.unregister(cq);
+        context.unregister(cq, this);
         if (channel != null) {
             channel.detach(this);
         }

@@ -536,8 +536,24 @@ public final class Context implements AutoCloseable {
         return ref == null ? null : ref.get();
     }
 
-    void unregister(MemorySegment nativeObject) {
-        objects.remove(nativeObject.address());
+    /**
+     * Forgets {@code javaObject} as the object at {@code nativeObject}'s address ({@code null}: the object is gone,
+     * the call of a leak's cleanup).
+     */
+    void unregister(MemorySegment nativeObject, Object javaObject) {
+        forget(objects, nativeObject.address(), javaObject);
+    }
+
+    /**
+     * Removes the entry for {@code address} only if it names {@code javaObject} or an object that is gone. Objects
+     * are forgotten after their native destroy, when another thread's new object may already live at the same
+     * address, under its own entry: removing by address alone would make its events unknown.
+     */
+    static <T> void forget(Map<Long, WeakReference<T>> map, long address, Object javaObject) {
+        map.computeIfPresent(address, (a, ref) -> {
+            T known = ref.get();
+            return known == null || known == javaObject ? null : ref;
+        });
     }
 
     private void destroy() throws RdmaException {

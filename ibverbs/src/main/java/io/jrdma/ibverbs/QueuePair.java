@@ -901,13 +901,13 @@ public final class QueuePair implements AutoCloseable {
             } catch (RdmaException e) {
                 throw new IllegalStateException(e);
             }
-            from.unregister(leaked);
+            from.unregister(leaked, null);
         };
     }
 
     private void destroy() throws RdmaException {
         creator.destroy(qp);
-        pd.context().unregister(qp);
+        pd.context().unregister(qp, this);
     }
 
     MemorySegment segment() {

@@ -239,13 +239,13 @@ public final class SharedReceiveQueue implements AutoCloseable {
         Context from = pd.context();
         return () -> {
             ibverbs_h.ibv_destroy_srq(leaked);
-            from.unregister(leaked);
+            from.unregister(leaked, null);
         };
     }
 
     private void destroy() throws RdmaException {
         Verbs.check("ibv_destroy_srq", ibverbs_h.ibv_destroy_srq(srq));
-        pd.context().unregister(srq);
+        pd.context().unregister(srq, this);
     }
 
     /** {@return whether {@link #close()} has completed} */

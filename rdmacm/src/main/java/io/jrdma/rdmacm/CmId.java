@@ -105,15 +105,21 @@ public final class CmId implements AutoCloseable {
     private final PortSpace portSpace;
     private volatile EventChannel channel;
     private volatile QueuePair qp;
+    /**
+     * This id's entry in {@link #IDS}. Only this entry is ever removed for it: once {@code rdma_destroy_id} has freed
+     * the native id, another thread's new id may already live at the same address, under its own entry.
+     */
+    private final WeakReference<CmId> entry;
 
     private CmId(MemorySegment id, EventChannel channel) {
+        this.entry = new WeakReference<>(this);
         this.guard = new ResourceGuard(this,
                 ResourceGuard.Lifecycle.of(this::destroy, () -> { }, this::releaseIfLeaked));
         this.id = id.reinterpret(rdma_cm_id.sizeof());
         this.channel = channel;
         this.portSpace = PortSpace.of(rdma_cm_id.ps(this.id));
         // Weakly: a leaked id (and its channel) must become unreachable for the channel's leak guard to release it.
-        IDS.put(this.id.address(), new WeakReference<>(this));
+        IDS.put(this.id.address(), entry);
     }
 
     /**
@@ -838,7 +844,7 @@ public final class CmId implements AutoCloseable {
 
     private void destroy() throws RdmaException {
         Cm.check("rdma_destroy_id", DESTROY_ID, null, id);
-        IDS.remove(id.address());
+        IDS.remove(id.address(), entry);
     }
 
     /** {@return whether {@link #close()} has completed} */
@@ -861,8 +867,9 @@ public final class CmId implements AutoCloseable {
     /** Destroys a leaked id (before its channel, if that leaked too); it must not refer to the id. */
     private Runnable releaseIfLeaked() {
         MemorySegment leaked = id;
+        WeakReference<CmId> leakedEntry = entry;
         return () -> {
-            IDS.remove(leaked.address());
+            IDS.remove(leaked.address(), leakedEntry);
             rdma_cma_h.rdma_destroy_id(leaked);
         };
     }
