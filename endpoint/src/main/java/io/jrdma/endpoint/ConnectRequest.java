@@ -69,7 +69,7 @@ public final class ConnectRequest {
     public void reject(byte[] privateData) throws RdmaException {
         byte[] data = Endpoint.privateData(privateData, Endpoint.MAX_REJECT_DATA);
         begin();
-        worker.reject(event.id(), data);
+        worker.reject(event.id(), Handshake.encodeReject(data));
     }
 
     private void begin() {

@@ -46,9 +46,10 @@ public final class Endpoint implements AutoCloseable {
     public static final int MAX_CONNECT_DATA = ConnectionParameters.MAX_CONNECT_DATA - Handshake.SIZE;
     /** The application's private data an accept carries, after the handshake. */
     public static final int MAX_ACCEPT_DATA = ConnectionParameters.MAX_ACCEPT_DATA - Handshake.SIZE;
-    /** The private data a reject carries. */
-    public static final int MAX_REJECT_DATA = ConnectionParameters.MAX_REJECT_DATA;
+    /** The application's private data a reject carries. */
+    public static final int MAX_REJECT_DATA = ConnectionParameters.MAX_REJECT_DATA - Handshake.REJECT_HEADER;
 
+    private static final System.Logger LOG = System.getLogger(Endpoint.class.getName());
     static final int SEND = 0;
     static final int SEND_IMM = 1;
     static final int WRITE = 2;
@@ -114,6 +115,8 @@ public final class Endpoint implements AutoCloseable {
     private boolean refused;
     boolean waitingForCredits;
     long lastActivity;
+    /** When a connecting endpoint gives up (System.nanoTime). */
+    long connectDeadline;
     private boolean graceful;
     private Throwable failure;
     private volatile byte[] peerData = new byte[0];
@@ -476,10 +479,14 @@ public final class Endpoint implements AutoCloseable {
 
     /**
      * Closes gracefully, from any thread, without waiting: what was started or queued is posted and completes,
-     * then the endpoint disconnects and releases its resources ({@link #closeFuture()}).
+     * then the endpoint disconnects and releases its resources ({@link #closeFuture()}). A second call, or one after
+     * the worker closed, does nothing.
      */
     @Override
     public void close() {
+        if (state == State.CLOSED || worker.isClosed()) {
+            return;
+        }
         worker.execute(() -> {
             if (state == State.OPEN || state == State.CONNECTING) {
                 graceful = true;
@@ -498,6 +505,9 @@ public final class Endpoint implements AutoCloseable {
      * the backlog with an {@link EndpointException}.
      */
     public void abort() {
+        if (state == State.CLOSED || worker.isClosed()) {
+            return;
+        }
         worker.execute(() -> abortNow(new EndpointException(this + " was aborted")));
     }
 
@@ -552,7 +562,11 @@ public final class Endpoint implements AutoCloseable {
         }
         if (refused && isWritable()) {
             refused = false;
-            handler.onWritable(this);
+            try {
+                handler.onWritable(this);
+            } catch (Throwable e) {
+                userCodeFailed("onWritable", e);
+            }
         }
         maybeFinishClosing();
     }
@@ -715,7 +729,11 @@ public final class Endpoint implements AutoCloseable {
         }
         if (status == WcStatus.SUCCESS) {
             if (h != null) {
-                h.completed(kind == CAS || kind == FAA ? atomicResult : length, attachment);
+                try {
+                    h.completed(kind == CAS || kind == FAA ? atomicResult : length, attachment);
+                } catch (Throwable t) {
+                    userCodeFailed("completed", t);
+                }
             }
         } else {
             EndpointException e = new EndpointException(NAMES[kind] + " on " + this + " failed: "
@@ -724,7 +742,11 @@ public final class Endpoint implements AutoCloseable {
                 fail(e);
             }
             if (h != null) {
-                h.failed(e, attachment);
+                try {
+                    h.failed(e, attachment);
+                } catch (Throwable t) {
+                    userCodeFailed("failed", t);
+                }
             }
         }
         if (state == State.OPEN || state == State.CLOSING) {
@@ -746,7 +768,11 @@ public final class Endpoint implements AutoCloseable {
         if (failure == null && state != State.CLOSED) {
             failure = cause;
             if (state == State.OPEN || state == State.CLOSING) {
-                handler.onError(this, cause);
+                try {
+                    handler.onError(this, cause);
+                } catch (Throwable t) {
+                    userCodeFailed("onError", t);
+                }
             }
             abortNow(cause);
         }
@@ -808,12 +834,21 @@ public final class Endpoint implements AutoCloseable {
             state = State.CLOSED;
             worker.releaseEndpoint(this);
             closed.complete(null);
-            handler.onClosed(this);
+            try {
+                handler.onClosed(this);
+            } catch (Throwable t) {
+                userCodeFailed("onClosed", t);
+            }
         }
+    }
+
+    /** The application's callbacks run inside the worker: whatever they throw, the worker and its state go on. */
+    private void userCodeFailed(String callback, Throwable failure) {
+        LOG.log(System.Logger.Level.WARNING, callback + " of " + this + " threw", failure);
     }
 
     @Override
     public String toString() {
-        return "Endpoint[" + index + (qp != null ? ", qp " + qp.qpNumber() : "") + "]";
+        return "Endpoint[" + index + (qp != null ? ", qp " + qp.qpNumber() : "") + ", " + state + "]";
     }
 }

@@ -4,7 +4,6 @@ import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.rdmacm.CmId;
 
 import java.net.InetSocketAddress;
-import java.util.function.Consumer;
 
 /**
  * Where a {@link Worker} takes connect requests: bound to an address of the worker's device, it hands each request
@@ -15,11 +14,11 @@ import java.util.function.Consumer;
 public final class EndpointListener implements AutoCloseable {
     private final Worker worker;
     final CmId id;
-    final Consumer<ConnectRequest> handler;
+    final ConnectRequestHandler handler;
     private final InetSocketAddress address;
     private volatile boolean closed;
 
-    EndpointListener(Worker worker, CmId id, Consumer<ConnectRequest> handler) {
+    EndpointListener(Worker worker, CmId id, ConnectRequestHandler handler) {
         this.worker = worker;
         this.id = id;
         this.handler = handler;

@@ -6,9 +6,14 @@ import java.util.Arrays;
 /**
  * What two endpoints tell each other in the connection manager's private data, before the application's own bytes
  * (all big-endian): {@code u32 magic "jrE1"}, {@code u16 credits} (messages the sender of the handshake lets its
- * peer have unreleased), {@code u16 readDepth} (RDMA reads and atomics it takes at once), {@code u32 messageSize}
- * (its receive buffers' size), {@code u32 wordKey} and {@code u64 wordAddress}: the remote key and address of the
- * word into which the peer RDMA-writes how many messages it has released, as a little-endian {@code u64}.
+ * peer have unreleased), {@code u8 readDepth} (RDMA reads and atomics it takes at once), {@code u8} the length of
+ * the application's bytes (the connection manager pads private data to a fixed size, so the length must travel),
+ * {@code u32 messageSize} (its receive buffers' size), {@code u32 wordKey} and {@code u64 wordAddress}: the remote key
+ * and address of the word into which the peer RDMA-writes how many messages it has released, as a little-endian
+ * {@code u64}.
+ *
+ * <p>A reject of a worker carries {@code u32 magic "jrE1"}, {@code u8} length and the application's bytes, for the
+ * same reason.
  *
  * @param credits     messages the peer may send before it hears of a release
  * @param readDepth   reads and atomics this side takes at once
@@ -21,10 +26,12 @@ record Handshake(int credits, int readDepth, int messageSize, int wordKey, long 
     static final int MAGIC = 0x6a724531;
     static final int SIZE = 24;
 
+    static final int REJECT_HEADER = 5;
+
     byte[] encode() {
         return ByteBuffer.allocate(SIZE + application.length).putInt(MAGIC).putShort((short) credits)
-                .putShort((short) readDepth).putInt(messageSize).putInt(wordKey).putLong(wordAddress).put(application)
-                .array();
+                .put((byte) readDepth).put((byte) application.length).putInt(messageSize).putInt(wordKey)
+                .putLong(wordAddress).put(application).array();
     }
 
     /**
@@ -41,14 +48,32 @@ record Handshake(int credits, int readDepth, int messageSize, int wordKey, long 
             return null;
         }
         int credits = Short.toUnsignedInt(b.getShort());
-        int readDepth = Short.toUnsignedInt(b.getShort());
+        int readDepth = Byte.toUnsignedInt(b.get());
+        int length = Byte.toUnsignedInt(b.get());
         int messageSize = b.getInt();
         int key = b.getInt();
         long address = b.getLong();
-        if (credits < 1 || readDepth < 1 || messageSize < 1 || address == 0) {
+        if (credits < 1 || readDepth < 1 || messageSize < 1 || address == 0 || length > data.length - SIZE) {
             return null;
         }
         return new Handshake(credits, readDepth, messageSize, key, address, Arrays.copyOfRange(data, SIZE,
-                data.length));
+                SIZE + length));
+    }
+
+    /** A worker's reject: the magic, the length and {@code application}. */
+    static byte[] encodeReject(byte[] application) {
+        return ByteBuffer.allocate(REJECT_HEADER + application.length).putInt(MAGIC).put((byte) application.length)
+                .put(application).array();
+    }
+
+    /** The application's bytes of a worker's reject; any other reject's private data as it came. */
+    static byte[] decodeReject(byte[] data) {
+        if (data.length < REJECT_HEADER) {
+            return data;
+        }
+        ByteBuffer b = ByteBuffer.wrap(data);
+        int length = b.getInt() == MAGIC ? Byte.toUnsignedInt(b.get()) : -1;
+        return length < 0 || length > data.length - REJECT_HEADER ? data
+                : Arrays.copyOfRange(data, REJECT_HEADER, REJECT_HEADER + length);
     }
 }

@@ -33,6 +33,7 @@ import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -40,7 +41,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.Consumer;
 
 /**
  * A progress engine for {@link Endpoint}s, confined to one thread: on one RDMA device it holds one protection
@@ -66,8 +66,11 @@ public final class Worker implements AutoCloseable {
     private static final int CHECK_EVERY = 64;
     private static final long TIMER_NANOS = 1_000_000;
     private static final long IDLE_TIMER_NANOS = 50_000_000;
-    private static final Duration CM_TIMEOUT = Duration.ofSeconds(5);
+    /** How long route resolution, and an accepted connection's wait for the peer's confirmation, may take. */
+    private static final Duration CM_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+    private static final Duration IDLE_WAIT = Duration.ofMillis(100);
+    private static final Duration CLOSE_TURN = Duration.ofMillis(10);
     /** The credit words and atomic results: aligned, so that the worker can read what the device wrote volatile. */
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
     private static final int WORD_STRIDE = 16;
@@ -170,15 +173,22 @@ public final class Worker implements AutoCloseable {
         return resource;
     }
 
+    /** Whether {@code id} is bound to the worker's device (an id bound to no device, e.g. on loopback, is not). */
+    private boolean onThisDevice(CmId id) {
+        try {
+            return id.context() == context;
+        } catch (IllegalStateException noDevice) {
+            return false;
+        }
+    }
+
     /** The device context librdmacm uses for {@code address}: an id bound to it names it. */
     private static Context deviceOf(EventChannel events, InetAddress address) throws IOException {
         try (CmId probe = CmId.create(events, PortSpace.TCP)) {
             probe.bind(new InetSocketAddress(address, 0));
-            Context ctx = probe.context();
-            if (ctx == null) {
-                throw new IOException(address + " is not an address of an RDMA device");
-            }
-            return ctx;
+            return probe.context();
+        } catch (IllegalStateException noDevice) {
+            throw new IOException(address + " is not an address of an RDMA device", noDevice);
         }
     }
 
@@ -243,7 +253,7 @@ public final class Worker implements AutoCloseable {
                 } else if (System.nanoTime() - lastWork < spin) {
                     Thread.onSpinWait();
                 } else {
-                    await(Duration.ofMillis(100));
+                    await(IDLE_WAIT);
                     lastWork = System.nanoTime();
                 }
             }
@@ -288,16 +298,23 @@ public final class Worker implements AutoCloseable {
      * @param handler     what the endpoint tells the application
      * @param privateData for the server's application (at most {@value Endpoint#MAX_CONNECT_DATA} bytes); null for
      *                    none
+     * @param timeout     how long resolving, connecting and the server's answer may take together
      * @return completes with the open endpoint, or exceptionally: {@link ConnectionRejectedException} when the server
-     *         rejected it, {@link EndpointException} when it could not be reached
-     * @throws IllegalArgumentException if the private data is too long
+     *         rejected it, {@link EndpointException} when it could not be reached in time
+     * @throws IllegalArgumentException if the private data is too long or the timeout not positive
      */
-    public CompletableFuture<Endpoint> connect(InetSocketAddress server, EndpointHandler handler, byte[] privateData) {
+    public CompletableFuture<Endpoint> connect(InetSocketAddress server, EndpointHandler handler, byte[] privateData,
+                                               Duration timeout) {
         byte[] data = Endpoint.privateData(privateData, Endpoint.MAX_CONNECT_DATA);
+        if (!timeout.isPositive()) {
+            throw new IllegalArgumentException("the connect timeout must be positive, not " + timeout);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
         CompletableFuture<Endpoint> result = new CompletableFuture<>();
         execute(() -> {
             try {
                 Endpoint ep = newEndpoint(CmId.create(events, PortSpace.TCP), handler);
+                ep.connectDeadline = deadline;
                 ep.connected.whenComplete((e, t) -> {
                     if (t != null) {
                         result.completeExceptionally(t);
@@ -306,7 +323,7 @@ public final class Worker implements AutoCloseable {
                     }
                 });
                 pendingConnects.put(ep, data);
-                ep.id.resolveAddress(new InetSocketAddress(address, 0), server, CM_TIMEOUT);
+                ep.id.resolveAddress(new InetSocketAddress(address, 0), server, timeout);
             } catch (IOException | RuntimeException e) {
                 result.completeExceptionally(e);
             }
@@ -317,34 +334,44 @@ public final class Worker implements AutoCloseable {
     private final Map<Endpoint, byte[]> pendingConnects = new IdentityHashMap<>();
 
     /**
-     * Listens on {@code local} (port 0 picks one), from the worker's thread; {@code handler} gets every connect
-     * request on the worker's thread.
+     * Listens on {@code local} (port 0 picks one), from any thread; {@code handler} gets every connect request on the
+     * worker's thread.
      *
      * @param local   an address of the worker's device
      * @param backlog connect requests the device queues before the worker takes them
      * @param handler accepts or rejects each request
-     * @return the listener, which the application closes
-     * @throws RdmaException        if binding or listening fails (e.g. the address is in use)
-     * @throws WrongThreadException off the worker's thread
+     * @return completes with the listener, which the application closes, or exceptionally with the
+     *         {@link RdmaException} of binding or listening (e.g. the address is in use) or an
+     *         {@link IllegalArgumentException} if the address is not the worker's device's
+     * @throws IllegalArgumentException if {@code backlog} is negative
      */
-    public EndpointListener listen(InetSocketAddress local, int backlog, Consumer<ConnectRequest> handler)
-            throws RdmaException {
-        checkThread();
-        CmId id = CmId.create(events, PortSpace.TCP);
-        try {
-            id.bind(local);
-            if (id.context() != context) {
-                throw new IllegalArgumentException(local + " is not an address of the worker's device");
-            }
-            id.listen(backlog);
-        } catch (RdmaException | RuntimeException e) {
-            id.close();
-            throw e;
+    public CompletableFuture<EndpointListener> listen(InetSocketAddress local, int backlog,
+                                                      ConnectRequestHandler handler) {
+        if (backlog < 0) {
+            throw new IllegalArgumentException("backlog must be >= 0, not " + backlog);
         }
-        EndpointListener l = new EndpointListener(this, id, handler);
-        ids.put(id, l);
-        listeners.add(l);
-        return l;
+        CompletableFuture<EndpointListener> result = new CompletableFuture<>();
+        execute(() -> {
+            CmId id = null;
+            try {
+                id = CmId.create(events, PortSpace.TCP);
+                id.bind(local);
+                if (!onThisDevice(id)) {
+                    throw new IllegalArgumentException(local + " is not an address of the worker's device");
+                }
+                id.listen(backlog);
+                EndpointListener l = new EndpointListener(this, id, handler);
+                ids.put(id, l);
+                listeners.add(l);
+                result.complete(l);
+            } catch (RdmaException | RuntimeException e) {
+                if (id != null) {
+                    closeQuietly(id);
+                }
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
     }
 
     /**
@@ -390,9 +417,9 @@ public final class Worker implements AutoCloseable {
         if (!waitingForCredits.isEmpty()) {
             work += checkCredits();
         }
-        if (work == 0 || ++sinceCheck >= CHECK_EVERY) {
+        if (++sinceCheck >= CHECK_EVERY) {
             sinceCheck = 0;
-            work += checkEventsAndTimers();
+            work += checkEventsAndTimers(poll.await(0));
         }
         return work;
     }
@@ -414,29 +441,20 @@ public final class Worker implements AutoCloseable {
         }
         cq.requestNotification(false);
         sleeping = true;
+        int ready = 0;
         try {
             // A completion or task that came before the arm would not wake the poll.
             work = progress();
             if (work > 0 || !submissions.isEmpty()) {
                 return work;
             }
-            long millis = Math.min(timeout.toMillis(), Math.max(0, (nextTimer - System.nanoTime()) / 1_000_000));
-            int ready = poll.await((int) Math.max(millis, timersPending() ? 1 : 0));
-            if ((ready & 1 << WakeupPoll.COMPLETIONS) != 0) {
-                try {
-                    channel.await(Duration.ZERO);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            long untilTimer = Math.max(0, (nextTimer - System.nanoTime()) / 1_000_000);
+            long millis = Math.min(timeout.toMillis(), waitingForCredits.isEmpty() ? untilTimer : 1);
+            ready = poll.await((int) millis);
         } finally {
             sleeping = false;
         }
-        return progress() + checkEventsAndTimers();
-    }
-
-    private boolean timersPending() {
-        return !waitingForCredits.isEmpty();
+        return progress() + checkEventsAndTimers(ready);
     }
 
     // ---- the data path ------------------------------------------------------------------------------------------
@@ -448,7 +466,7 @@ public final class Worker implements AutoCloseable {
             n++;
             try {
                 task.run();
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 LOG.log(System.Logger.Level.WARNING, "a task on " + this + " failed", e);
             }
         }
@@ -492,6 +510,11 @@ public final class Worker implements AutoCloseable {
             ep.fail(new EndpointException(ep + ": the peer sent more messages than it had credits for"));
             return;
         }
+        if (ep.state == Endpoint.State.CONNECTING && ep.peerHandshake != null) {
+            // A message proves the connection: the peer's queue pair sends only after it took the accept. The
+            // connection manager's ESTABLISHED may come later (it waits for the peer's RTU).
+            ep.open(ep.peerHandshake, options.readDepth());
+        }
         ep.unreleased++;
         boolean write = wcs.opcode(i) == WcOpcode.RECV_RDMA_WITH_IMM;
         m.arrived(ep, wcs.byteLength(i), wcs.hasImmediate(i), wcs.immediate(i), write);
@@ -502,7 +525,7 @@ public final class Worker implements AutoCloseable {
         }
         try {
             ep.handler.onMessage(ep, m);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             LOG.log(System.Logger.Level.WARNING, "the message handler of " + ep + " failed", e);
         }
         if (write && m.endpoint == ep) {
@@ -516,6 +539,9 @@ public final class Worker implements AutoCloseable {
 
     /** A message was released (by the application or the worker): its buffer goes back to the receive queue. */
     void released(ReceivedMessage m) {
+        if (closed) {
+            return;   // the slab is gone with the worker
+        }
         if (!inThread()) {
             execute(() -> released(m));
             return;
@@ -614,11 +640,19 @@ public final class Worker implements AutoCloseable {
 
     // ---- connection management ----------------------------------------------------------------------------------
 
-    private int checkEventsAndTimers() throws RdmaException {
+    /**
+     * Takes the CM events and the completion channel's event if {@code ready} (from {@link WakeupPoll#await}) says
+     * they are there, and runs the timers when due. Reading a channel allocates, so it is only read when readable.
+     */
+    private int checkEventsAndTimers(int ready) throws RdmaException {
         int work = 0;
-        CmEvent e;
         try {
-            while ((e = events.poll(Duration.ZERO)) != null) {
+            if ((ready & 1 << WakeupPoll.COMPLETIONS) != 0) {
+                // Acknowledges the event that woke the worker, so that the descriptor is quiet until the next arm.
+                channel.await(Duration.ZERO);
+            }
+            CmEvent e;
+            while ((ready & 1 << WakeupPoll.CM_EVENTS) != 0 && (e = events.poll(Duration.ZERO)) != null) {
                 work++;
                 cmEvent(e);
             }
@@ -641,6 +675,9 @@ public final class Worker implements AutoCloseable {
         boolean pending = false;
         long keepalive = options.keepalive().toNanos();
         for (Endpoint ep : endpoints) {
+            if (ep != null && ep.state == Endpoint.State.CONNECTING && now - ep.connectDeadline > 0) {
+                ep.abortNow(new EndpointException(ep + " was not connected in time"));
+            }
             if (ep == null || ep.state == Endpoint.State.CONNECTING || ep.state == Endpoint.State.CLOSED) {
                 continue;
             }
@@ -675,7 +712,7 @@ public final class Worker implements AutoCloseable {
         try {
             switch (e.type()) {
                 case ADDR_RESOLVED -> {
-                    if (ep.id.context() != context) {
+                    if (!onThisDevice(ep.id)) {
                         ep.abortNow(new EndpointException(e.id().peerAddress()
                                 + " is reached through another device than the worker's"));
                     } else {
@@ -691,6 +728,9 @@ public final class Worker implements AutoCloseable {
                             .withPrivateData(mine.encode()));
                 }
                 case ESTABLISHED -> {
+                    if (ep.state != Endpoint.State.CONNECTING) {
+                        return;   // opened by its first message, or already given up
+                    }
                     Handshake peer = ep.peerHandshake != null ? ep.peerHandshake : Handshake.decode(e.privateData());
                     if (peer == null) {
                         ep.abortNow(new ConnectionRejectedException(ep.id.peerAddress()
@@ -700,7 +740,7 @@ public final class Worker implements AutoCloseable {
                     }
                 }
                 case REJECTED -> ep.abortNow(new ConnectionRejectedException(ep.id.peerAddress() + " rejected the "
-                        + "connection (" + e.rejectReason() + ")", e.privateData()));
+                        + "connection (" + e.rejectReason() + ")", Handshake.decodeReject(e.privateData())));
                 case DISCONNECTED -> ep.peerDisconnected();
                 case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, DEVICE_REMOVAL -> ep.fail(
                         new EndpointException(ep + ": " + e.type() + " (status " + e.status() + ")"));
@@ -714,34 +754,36 @@ public final class Worker implements AutoCloseable {
     private void connectRequest(EndpointListener listener, CmEvent e) {
         Handshake peer = Handshake.decode(e.privateData());
         if (peer == null) {
-            reject(e.id(), "not a jrdma endpoint".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            reject(e.id(), Handshake.encodeReject("not a jrdma endpoint".getBytes(StandardCharsets.US_ASCII)));
             return;
         }
         ConnectRequest request = new ConnectRequest(this, e, peer);
         try {
-            listener.handler.accept(request);
-        } catch (RuntimeException failure) {
+            listener.handler.onConnectRequest(request);
+        } catch (Throwable failure) {
+            // The application's code: whatever it throws, the worker goes on and the request is answered.
             LOG.log(System.Logger.Level.WARNING, "the connect request handler of " + listener + " failed", failure);
         }
         if (!request.answered()) {
-            reject(e.id(), new byte[0]);
+            reject(e.id(), Handshake.encodeReject(new byte[0]));
         }
     }
 
     Endpoint accept(CmEvent e, Handshake peer, EndpointHandler handler, byte[] data) throws RdmaException {
         CmId id = e.id();
-        if (id.context() != context) {
-            reject(id, new byte[0]);
+        if (!onThisDevice(id)) {
+            reject(id, Handshake.encodeReject(new byte[0]));
             throw new IllegalStateException("the request came through another device than the worker's");
         }
         Endpoint ep;
         try {
             ep = newEndpoint(id, handler);
         } catch (RuntimeException full) {
-            reject(id, new byte[0]);
+            reject(id, Handshake.encodeReject(new byte[0]));
             throw full;
         }
         try {
+            ep.connectDeadline = System.nanoTime() + CM_TIMEOUT.toNanos();
             createQueuePair(ep);
             ep.peerHandshake = peer;
             ConnectionParameters offered = e.connection();
@@ -760,7 +802,7 @@ public final class Worker implements AutoCloseable {
         try {
             id.reject(data);
         } catch (RdmaException | RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "rejecting " + id, e);
+            LOG.log(System.Logger.Level.WARNING, "rejecting " + id, e);
         }
         closeQuietly(id);
     }
@@ -876,7 +918,7 @@ public final class Worker implements AutoCloseable {
         }
         long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
         while (hasEndpoints() && System.nanoTime() - deadline < 0) {
-            await(Duration.ofMillis(10));
+            await(CLOSE_TURN);
         }
         closed = true;
         for (Endpoint ep : endpoints) {

@@ -5,12 +5,12 @@ import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.rdmacm.RemoteRegion;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * Two workers on one device, each on its own thread, and a listener on the server's: what the device tests share.
@@ -24,7 +24,7 @@ final class WorkerPair implements AutoCloseable {
     final MemoryRegion exposed;
     final EndpointListener listener;
     /** What the listener does with a request: by default accept it with the server handler. */
-    volatile Consumer<ConnectRequest> acceptor;
+    volatile ConnectRequestHandler acceptor;
 
     WorkerPair(InetAddress ip, WorkerOptions serverOptions, WorkerOptions clientOptions,
                EndpointHandler serverHandler) throws Exception {
@@ -35,7 +35,8 @@ final class WorkerPair implements AutoCloseable {
             exposed = server.protectionDomain().allocate(EXPOSED, Access.LOCAL_WRITE, Access.REMOTE_READ,
                     Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
             acceptor = accepting(serverHandler);
-            listener = on(server, () -> server.listen(new InetSocketAddress(ip, 0), 256, r -> acceptor.accept(r)));
+            listener = server.listen(new InetSocketAddress(ip, 0), 256, r -> acceptor.onConnectRequest(r))
+                    .get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             if (c != null) {
                 c.close();
@@ -47,14 +48,8 @@ final class WorkerPair implements AutoCloseable {
     }
 
     /** An acceptor that accepts every request with {@code handler} and advertises {@link #exposed}. */
-    Consumer<ConnectRequest> accepting(EndpointHandler handler) {
-        return request -> {
-            try {
-                request.accept(handler, advertise(exposed));
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        };
+    ConnectRequestHandler accepting(EndpointHandler handler) {
+        return request -> request.accept(handler, advertise(exposed));
     }
 
     static byte[] advertise(MemoryRegion region) {
@@ -68,7 +63,8 @@ final class WorkerPair implements AutoCloseable {
     }
 
     Endpoint connect(EndpointHandler handler) throws Exception {
-        return client.connect(listener.localAddress(), handler, null).get(30, TimeUnit.SECONDS);
+        return client.connect(listener.localAddress(), handler, null, Duration.ofSeconds(30))
+                .get(60, TimeUnit.SECONDS);
     }
 
     /** The server region an endpoint's accept advertised. */

@@ -39,8 +39,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What applications can reach of jrdma on the module path: the exported API, never the lifecycle guard, the verbs
- * bridge or other plumbing of io.jrdma.ibverbs.internal, which only io.jrdma.rdmacm and io.jrdma.nio read. Runs on the module path
- * (see this module's pom), where the module descriptors are in force.
+ * bridge or other plumbing of io.jrdma.ibverbs.internal, which only io.jrdma.rdmacm, io.jrdma.nio and
+ * io.jrdma.endpoint read. Runs on the module path (see this module's pom), where the module descriptors are in force.
  */
 class ModuleBoundaryTest {
     private static final String IBVERBS = "io.jrdma.ibverbs";
@@ -48,6 +48,7 @@ class ModuleBoundaryTest {
     private static final String INTERNAL = "io.jrdma.ibverbs.internal";
     /** The other reader of the internal package, not resolved here: its descriptor names it all the same. */
     private static final String NIO = "io.jrdma.nio";
+    private static final String ENDPOINT = "io.jrdma.endpoint";
     /** What the lifecycle guard and the bridge do: no public type of the API may offer it. */
     private static final Set<String> PLUMBING = Set.of("enter", "exit", "enterAll", "exitAll", "checkOpen",
             "awaitEvent", "replaceParent", "ledger", "creationSite", "install", "hooks");
@@ -69,11 +70,11 @@ class ModuleBoundaryTest {
     }
 
     @Test
-    void ibverbsExportsItsInternalPackageOnlyToRdmacmAndNio() {
+    void ibverbsExportsItsInternalPackageOnlyToRdmacmNioAndEndpoint() {
         ModuleDescriptor ibverbs = module(IBVERBS).getDescriptor();
         Map<String, Set<String>> exports = ibverbs.exports().stream()
                 .collect(Collectors.toMap(ModuleDescriptor.Exports::source, ModuleDescriptor.Exports::targets));
-        assertEquals(Map.of(IBVERBS, Set.of(), INTERNAL, Set.of(RDMACM, NIO)), exports);
+        assertEquals(Map.of(IBVERBS, Set.of(), INTERNAL, Set.of(RDMACM, NIO, ENDPOINT)), exports);
         assertTrue(ibverbs.opens().isEmpty(), "opens " + ibverbs.opens());
         assertFalse(module(IBVERBS).isExported(INTERNAL));
         assertTrue(module(IBVERBS).isExported(INTERNAL, module(RDMACM)));

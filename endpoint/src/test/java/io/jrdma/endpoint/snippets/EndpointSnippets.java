@@ -23,7 +23,7 @@ final class EndpointSnippets {
     void worker(InetAddress deviceAddress, InetSocketAddress server) throws Exception {
         // @start region="worker"
         try (Worker worker = Worker.start(deviceAddress, WorkerOptions.defaults(), "rdma-worker")) {
-            Endpoint ep = worker.connect(server, (e, message) -> message.release(), null).get();
+            Endpoint ep = worker.connect(server, (e, message) -> message.release(), null, Duration.ofSeconds(10)).get();
             try (Buffer buf = worker.buffers().allocate(4096)) {
                 buf.segment().setString(0, "hello");
                 ep.send(buf.region(), buf.offset(), 6).get();      // any thread; completes when acknowledged
@@ -33,20 +33,15 @@ final class EndpointSnippets {
         // @end
     }
 
-    void listen(Worker worker, InetAddress deviceAddress) throws RdmaException {
+    void listen(Worker worker, InetAddress deviceAddress, EndpointHandler handler) throws Exception {
         // @start region="listen"
-        // On the worker's thread (e.g. inside worker.execute(...), or the thread that drives progress()):
         EndpointListener listener = worker.listen(new InetSocketAddress(deviceAddress, 7471), 128, request -> {
-            try {
-                if (request.privateData().length == 0) {
-                    request.accept((ep, message) -> message.release(), null);
-                } else {
-                    request.reject("unknown client".getBytes());
-                }
-            } catch (RdmaException e) {
-                System.err.println("accept failed: " + e);
+            if (request.privateData().length == 0) {
+                request.accept(handler, null);                         // the endpoint opens on the worker
+            } else {
+                request.reject("unknown client".getBytes());
             }
-        });
+        }).get();
         // @end
     }
 

@@ -1,0 +1,225 @@
+package io.jrdma.endpoint;
+
+import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.Device;
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.junit.DeviceAddresses;
+import io.jrdma.junit.RdmaDeviceTest;
+import io.jrdma.rdmacm.CmEventException;
+import io.jrdma.rdmacm.CmEventType;
+import io.jrdma.rdmacm.CmId;
+import io.jrdma.rdmacm.ConnectionParameters;
+import io.jrdma.rdmacm.EventChannel;
+import io.jrdma.rdmacm.PortSpace;
+import io.jrdma.rdmacm.RemoteRegion;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Endpoints on rxe0 when things go wrong: a killed peer, rejects, a peer that is no endpoint, bad input. */
+@RdmaDeviceTest
+class EndpointFailureDeviceTest {
+
+    @Test
+    void aKilledPeerFailsEveryOperationInFlightAndTheEndpointCloses(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                EndpointServerMain.class.getName(), ip.getHostAddress()).redirectErrorStream(true).start();
+        try (Worker client = Worker.start(ip, WorkerOptions.defaults()
+                .withFailureDetection(Duration.ofSeconds(1), 14, 3), "client-worker")) {
+            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream()));
+            String line = out.readLine();
+            assertNotNull(line, "the child server printed nothing");
+            int port = Integer.parseInt(line.replace("listening ", "").strip());
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            Endpoint ep = client.connect(new InetSocketAddress(ip, port), new EndpointHandler() {
+                @Override
+                public void onMessage(Endpoint endpoint, ReceivedMessage message) {
+                    message.release();
+                }
+
+                @Override
+                public void onError(Endpoint endpoint, Throwable failure) {
+                    error.set(failure);
+                }
+            }, null, Duration.ofSeconds(30)).get(60, TimeUnit.SECONDS);
+            RemoteRegion remote = WorkerPair.remote(ep);
+            MemoryRegion local = client.protectionDomain().allocate(WorkerPair.EXPOSED, Access.LOCAL_WRITE);
+            try (local) {
+                List<CompletableFuture<Long>> ops = new ArrayList<>();
+                for (int i = 0; i < 400; i++) {
+                    ops.add(ep.read(local, 0, 64 * 1024, remote, 0));
+                    ops.add(ep.send(local, 0, 1024));
+                }
+                ops.getFirst().get(30, TimeUnit.SECONDS);    // the peer answered: the rest is in flight or queued
+                child.destroyForcibly().waitFor();
+                int failed = 0;
+                for (CompletableFuture<Long> f : ops) {
+                    try {
+                        f.get(60, TimeUnit.SECONDS);
+                    } catch (ExecutionException e) {
+                        assertInstanceOf(EndpointException.class, e.getCause());
+                        failed++;
+                    }
+                }
+                assertTrue(failed > 0, "no operation failed after the peer was killed");
+                ep.closeFuture().get(60, TimeUnit.SECONDS);
+                assertNotNull(error.get(), "the handler heard of no error");
+                assertFalse(ep.isOpen());
+                assertThrows(IllegalStateException.class, () -> ep.send(local, 0, 8));
+            }
+        } finally {
+            child.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aRejectCarriesItsPrivateDataAndAnUnansweredRequestIsRejected(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
+        try (WorkerPair pair = new WorkerPair(ip, options, options, (e, m) -> m.release())) {
+            byte[] reason = "go away".getBytes();
+            pair.acceptor = request -> {
+                assertArrayEquals(new byte[] {1, 2, 3}, request.privateData());
+                request.reject(reason);
+            };
+            ExecutionException rejected = assertThrows(ExecutionException.class, () -> pair.client
+                    .connect(pair.listener.localAddress(), (e, m) -> m.release(), new byte[] {1, 2, 3},
+                            Duration.ofSeconds(30)).get(60, TimeUnit.SECONDS));
+            ConnectionRejectedException r = assertInstanceOf(ConnectionRejectedException.class, rejected.getCause());
+            assertArrayEquals(reason, r.privateData());
+
+            pair.acceptor = request -> { };
+            ExecutionException ignored = assertThrows(ExecutionException.class, () -> pair.connect(
+                    (e, m) -> m.release()));
+            assertInstanceOf(ConnectionRejectedException.class, ignored.getCause());
+
+            // Nobody listens on the port: the connect fails, it does not hang.
+            InetSocketAddress nobody = new InetSocketAddress(ip, pair.listener.localAddress().getPort() + 1);
+            ExecutionException late = assertThrows(ExecutionException.class, () -> pair.client.connect(nobody,
+                    (e, m) -> m.release(), null, Duration.ofSeconds(3)).get(30, TimeUnit.SECONDS));
+            assertInstanceOf(IOException.class, late.getCause());
+
+            // The listener still serves after all that.
+            pair.acceptor = pair.accepting((e, m) -> m.release());
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            assertTrue(ep.isOpen());
+        }
+    }
+
+    @Test
+    void aPeerWithoutTheHandshakeIsRejectedAndCostsNothing(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
+        try (WorkerPair pair = new WorkerPair(ip, options, options, (e, m) -> m.release());
+             EventChannel events = EventChannel.create();
+             CmId raw = CmId.create(events, PortSpace.TCP)) {
+            raw.resolve(pair.listener.localAddress(), Duration.ofSeconds(5));
+            ProtectionDomain pd = raw.context().allocateProtectionDomain();
+            try (pd; var cq = raw.context().createCompletionQueue(4);
+                 var qp = raw.createQueuePair(pd.queuePair(io.jrdma.ibverbs.QpType.RC).completionQueue(cq)
+                         .capacity(2, 2))) {
+                raw.connect(ConnectionParameters.defaults().withPrivateData("not a handshake at all".getBytes()));
+                CmEventException e = assertThrows(CmEventException.class,
+                        () -> raw.await(Duration.ofSeconds(10), CmEventType.ESTABLISHED));
+                assertEquals(CmEventType.REJECTED, e.event().type());
+            }
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            try (Buffer b = pair.client.buffers().allocate(64)) {
+                assertEquals(64L, ep.send(b.region(), b.offset(), 64).get(30, TimeUnit.SECONDS));
+            }
+        }
+    }
+
+    @Test
+    void badInputIsRefusedBeforeAnythingIsPosted(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4).withMessageSize(1024);
+        try (WorkerPair pair = new WorkerPair(ip, options, options, (e, m) -> m.release())) {
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            RemoteRegion remote = WorkerPair.remote(ep);
+            ProtectionDomain otherPd = pair.client.protectionDomain().context().allocateProtectionDomain();
+            try (Buffer b = pair.client.buffers().allocate(4096); otherPd;
+                 MemoryRegion foreign = otherPd.allocate(4096)) {
+                assertThrows(IllegalArgumentException.class, () -> ep.send(b.region(), b.offset(), -1));
+                assertThrows(IllegalArgumentException.class, () -> ep.send(b.region(), b.region().length(), 8));
+                assertThrows(IllegalArgumentException.class, () -> ep.send(b.region(), -8, 8));
+                assertThrows(IllegalArgumentException.class, () -> ep.send(foreign, 0, 8));
+                assertThrows(IllegalArgumentException.class, () -> ep.send(b.region(), b.offset(), 2048),
+                        "larger than the peer's receive buffers");
+                assertThrows(IllegalArgumentException.class, () -> ep.write(b.region(), b.offset(), 64, remote,
+                        remote.length() - 32));
+                assertThrows(IllegalArgumentException.class, () -> ep.read(b.region(), b.offset(), 64, remote, -1));
+                assertThrows(IllegalArgumentException.class, () -> ep.fetchAndAdd(remote, 4, 1));
+                assertThrows(IllegalArgumentException.class, () -> ep.compareAndSwap(remote, remote.length(), 0, 1));
+                assertThrows(NullPointerException.class, () -> ep.write(b.region(), b.offset(), 8, null, 0));
+                assertThrows(WrongThreadException.class, () -> ep.trySend(b.region(), b.offset(), 8, null, null));
+                assertThrows(WrongThreadException.class, pair.client::progress);
+                assertThrows(IllegalArgumentException.class, () -> pair.client.listen(
+                        new InetSocketAddress(ip, 0), -1, r -> { }));
+                ExecutionException notTheDevice = assertThrows(ExecutionException.class, () -> pair.client.listen(
+                        new InetSocketAddress("127.0.0.1", 0), 1, r -> { }).get(30, TimeUnit.SECONDS));
+                assertInstanceOf(IllegalArgumentException.class, notTheDevice.getCause());
+                assertThrows(IllegalArgumentException.class, () -> pair.client.connect(pair.listener.localAddress(),
+                        (e, m) -> m.release(), new byte[Endpoint.MAX_CONNECT_DATA + 1], Duration.ofSeconds(1)));
+                assertThrows(IllegalArgumentException.class, () -> pair.client.connect(pair.listener.localAddress(),
+                        (e, m) -> m.release(), null, Duration.ZERO));
+                assertThrows(IllegalArgumentException.class, () -> pair.client.buffers().allocate(0));
+                assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withCredits(0, 4));
+                // The endpoint took none of it: it still works.
+                assertEquals(8L, ep.send(b.region(), b.offset(), 8).get(30, TimeUnit.SECONDS));
+                Buffer twice = pair.client.buffers().allocate(64);
+                twice.close();
+                assertThrows(IllegalStateException.class, twice::close);
+
+                ep.close();
+                ep.closeFuture().get(30, TimeUnit.SECONDS);
+                assertThrows(IllegalStateException.class, () -> ep.send(b.region(), b.offset(), 8));
+                assertThrows(IllegalStateException.class, () -> WorkerPair.on(pair.client,
+                        () -> ep.trySend(b.region(), b.offset(), 8, null, null)));
+            }
+        }
+    }
+
+    @Test
+    void aReleasedMessageCannotBeReadOrReleasedAgain(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        CompletableFuture<ReceivedMessage> got = new CompletableFuture<>();
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
+        try (WorkerPair pair = new WorkerPair(ip, options, options, (e, m) -> got.complete(m))) {
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            try (Buffer b = pair.client.buffers().allocate(64)) {
+                b.segment().fill((byte) 9);
+                ep.send(b.region(), b.offset(), 64).get(30, TimeUnit.SECONDS);
+            }
+            ReceivedMessage m = got.get(30, TimeUnit.SECONDS);
+            assertEquals(64, m.length());
+            assertEquals(9, m.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 63));
+            m.release();
+            assertThrows(IllegalStateException.class, m::segment);
+            assertThrows(IllegalStateException.class, m::release);
+        }
+    }
+}

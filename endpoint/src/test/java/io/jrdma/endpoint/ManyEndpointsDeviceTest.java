@@ -1,0 +1,175 @@
+package io.jrdma.endpoint;
+
+import io.jrdma.ibverbs.Device;
+import io.jrdma.junit.DeviceAddresses;
+import io.jrdma.junit.RdmaDeviceTest;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** Many endpoints on one worker, many threads on one endpoint, and endpoints made and closed over and over, on rxe0. */
+@RdmaDeviceTest
+class ManyEndpointsDeviceTest {
+
+    /** Counts messages per sender (the first long of each message names it) and checks each sender's order. */
+    static final class PerSender implements EndpointHandler {
+        final Map<Long, Long> next = new ConcurrentHashMap<>();
+        final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+        final AtomicLong total = new AtomicLong();
+        final AtomicLong closed = new AtomicLong();
+
+        @Override
+        public void onMessage(Endpoint endpoint, ReceivedMessage m) {
+            long sender = m.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+            long seq = m.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
+            long expected = next.getOrDefault(sender, 0L);
+            if (seq != expected) {
+                errors.add("sender " + sender + ": message " + seq + " where " + expected + " was due");
+            }
+            next.put(sender, seq + 1);
+            m.release();
+            total.incrementAndGet();
+        }
+
+        @Override
+        public void onClosed(Endpoint endpoint) {
+            closed.incrementAndGet();
+        }
+    }
+
+    @Test
+    void twoHundredFiftySixEndpointsShareOneWorkersQueues(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 256).withDepths(8, 2);
+        PerSender receiver = new PerSender();
+        try (WorkerPair pair = new WorkerPair(ip, options, options, receiver)) {
+            List<CompletableFuture<Endpoint>> connects = new ArrayList<>();
+            for (int i = 0; i < 256; i++) {
+                connects.add(pair.client.connect(pair.listener.localAddress(), (e, m) -> m.release(), null,
+                        Duration.ofSeconds(60)));
+            }
+            List<Endpoint> eps = new ArrayList<>();
+            for (CompletableFuture<Endpoint> c : connects) {
+                eps.add(c.get(120, TimeUnit.SECONDS));
+            }
+            int perEndpoint = 16;
+            List<CompletableFuture<Long>> sends = new ArrayList<>();
+            try (Buffer b = pair.client.buffers().allocate(16 * 256 * perEndpoint)) {
+                for (int seq = 0; seq < perEndpoint; seq++) {
+                    for (int i = 0; i < eps.size(); i++) {
+                        long at = 16L * (i * perEndpoint + seq);
+                        b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, at, i);
+                        b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, seq);
+                        sends.add(eps.get(i).send(b.region(), b.offset() + at, 16));
+                    }
+                }
+                for (CompletableFuture<Long> f : sends) {
+                    assertEquals(16L, f.get(120, TimeUnit.SECONDS));
+                }
+            }
+            EndpointDeviceTest.awaitCount(receiver.total, 256L * perEndpoint);
+            assertEquals(List.of(), List.copyOf(receiver.errors));
+            assertEquals(256, receiver.next.size());
+            eps.forEach(Endpoint::close);
+            for (Endpoint ep : eps) {
+                ep.closeFuture().get(120, TimeUnit.SECONDS);
+            }
+            EndpointDeviceTest.awaitCount(receiver.closed, 256);
+        }
+    }
+
+    @Test
+    void platformAndVirtualThreadsSubmitToOneEndpointAtOnce(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(16, 4);
+        PerSender receiver = new PerSender();
+        try (WorkerPair pair = new WorkerPair(ip, options, options, receiver)) {
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            int threads = 16;
+            int each = 200;
+            List<Thread> started = new ArrayList<>();
+            ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+            try (Buffer b = pair.client.buffers().allocate(16 * threads * each)) {
+                for (int t = 0; t < threads; t++) {
+                    long sender = t;
+                    Runnable body = () -> {
+                        try {
+                            List<CompletableFuture<Long>> mine = new ArrayList<>();
+                            for (int seq = 0; seq < each; seq++) {
+                                long at = 16L * (sender * each + seq);
+                                b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, at, sender);
+                                b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, seq);
+                                mine.add(ep.send(b.region(), b.offset() + at, 16));
+                            }
+                            for (CompletableFuture<Long> f : mine) {
+                                f.get(120, TimeUnit.SECONDS);
+                            }
+                        } catch (Throwable e) {
+                            failures.add(e);
+                        }
+                    };
+                    started.add(t % 2 == 0 ? Thread.ofPlatform().start(body) : Thread.ofVirtual().start(body));
+                }
+                for (Thread t : started) {
+                    t.join();
+                }
+            }
+            assertEquals(List.of(), List.copyOf(failures));
+            EndpointDeviceTest.awaitCount(receiver.total, (long) threads * each);
+            assertEquals(List.of(), List.copyOf(receiver.errors), "each thread's messages arrive in its order");
+        }
+    }
+
+    @Test
+    void endpointsMadeAndClosedOverAndOverLeaveNothingBehind(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
+        PerSender receiver = new PerSender();
+        int cycles = 300;
+        try (WorkerPair pair = new WorkerPair(ip, options, options, receiver);
+             Buffer b = pair.client.buffers().allocate(16)) {
+            ConcurrentLinkedQueue<Endpoint> accepted = new ConcurrentLinkedQueue<>();
+            AtomicLong requests = new AtomicLong();
+            pair.acceptor = request -> {
+                requests.incrementAndGet();
+                accepted.add(request.accept(receiver, null));
+            };
+            for (int i = 0; i < cycles; i++) {
+                Endpoint ep = pair.connect((e, m) -> m.release());
+                b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
+                b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 8, 0);
+                ep.send(b.region(), b.offset(), 16).get(30, TimeUnit.SECONDS);
+                if (i % 2 == 0) {
+                    ep.close();
+                } else {
+                    ep.abort();
+                }
+                ep.closeFuture().get(30, TimeUnit.SECONDS);
+            }
+            EndpointDeviceTest.awaitCount(receiver.total, cycles);
+            // Only 4 endpoints fit in either worker at once: every one of the 300 was released on both sides.
+            assertEquals(cycles, accepted.size(), requests + " requests came, " + receiver.next.size()
+                    + " senders were heard");
+            for (Endpoint ep : accepted) {
+                try {
+                    ep.closeFuture().get(30, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("the server's " + ep + " is still not closed", e);
+                }
+            }
+            assertEquals(cycles, receiver.closed.get());
+        }
+    }
+}
