@@ -65,8 +65,13 @@ import java.util.Objects;
  * polling an array it has freed once a fourth one comes ("rsockets: Fix for cm_svc_run thread"), which corrupts
  * the heap or hangs every later connect. Before its first RDMA connect or listen the provider makes that array
  * large enough for 1027 rsockets at once (256 throwaway connects, once per process); it cannot help a process that
- * made rsockets before. rdma-core 53 or later is the fix, and with it (known by librdmacm's file name) the provider
- * makes no throwaway connects.
+ * made rsockets before. The throwaway connects never leave this host: they go to the local device address (the one
+ * the first connect leaves from, or the first listen's), at a port that a bound rsocket of the provider holds and
+ * nothing listens on, and it logs one line when it makes them. rdma-core 53 or later is the fix, and with it (known
+ * by librdmacm's file name) the provider makes no throwaway connects. The system property
+ * {@code jrdma.nio.connectServiceWorkaround} switches this: {@code auto} (the default, as just said), {@code on}
+ * (whatever librdmacm's release) or {@code off} (never; for a process that never has more than three rsockets
+ * connecting or accepted at once, or one with a fixed librdmacm of another name).
  *
  * <h2>What the channels do</h2>
  * Socket and server socket channels for {@link StandardProtocolFamily#INET} and {@link StandardProtocolFamily#INET6}:
@@ -87,28 +92,35 @@ public final class RdmaSelectorProvider extends SelectorProvider {
 
     /**
      * A provider with the rules of the system properties {@code jrdma.nio.rules} or {@code jrdma.nio.rules.file},
-     * {@code jrdma.nio.fallback} and {@code jrdma.nio.bufferSize}; the JDK calls it for
-     * {@code -Djava.nio.channels.spi.SelectorProvider}.
+     * {@code jrdma.nio.fallback}, {@code jrdma.nio.bufferSize} and {@code jrdma.nio.connectServiceWorkaround}; the JDK
+     * calls it for {@code -Djava.nio.channels.spi.SelectorProvider}.
      *
-     * @throws IllegalArgumentException if the rules do not parse (the message names the line) or the buffer size is
-     *                                  not one (see <a href="#memory">Memory</a>)
+     * @throws IllegalArgumentException if the rules do not parse (the message names the line), the buffer size is
+     *                                  not one (see <a href="#memory">Memory</a>), or the workaround is not
+     *                                  {@code auto}, {@code on} or {@code off}
      */
     public RdmaSelectorProvider() {
         this(Rules.fromProperties(System.getProperties()), BufferSize.fromProperties(System.getProperties()));
     }
 
     private RdmaSelectorProvider(Rules rules, int bufferSize) {
-        router = new Router(rules, bufferSize);
+        this(new Router(rules, bufferSize, ConnectService.Mode.fromProperties(System.getProperties())));
+    }
+
+    private RdmaSelectorProvider(Router router) {
+        this.router = router;
     }
 
     /**
-     * A provider with the given rules and librdmacm's buffer sizes, whatever the system properties say.
+     * A provider with the given rules and librdmacm's buffer sizes, whatever the system properties say (but
+     * {@code jrdma.nio.connectServiceWorkaround}, which is the process's).
      *
      * @param rules         the rules, one a line, as {@code jrdma.nio.rules} takes them
      * @param fallbackToTcp whether an {@code rdma} rule whose address no RDMA device serves gives TCP rather than an
      *                      error
      * @return the provider
-     * @throws IllegalArgumentException if the rules do not parse (the message names the line)
+     * @throws IllegalArgumentException if the rules do not parse (the message names the line) or the workaround is
+     *                                  not {@code auto}, {@code on} or {@code off}
      */
     public static RdmaSelectorProvider withRules(String rules, boolean fallbackToTcp) {
         Objects.requireNonNull(rules, "rules");
@@ -125,7 +137,8 @@ public final class RdmaSelectorProvider extends SelectorProvider {
      * @throws IllegalArgumentException if {@code bytes} is not such a size
      */
     public RdmaSelectorProvider withBufferSize(int bytes) {
-        return new RdmaSelectorProvider(router.rules(), BufferSize.check(bytes, "buffer size " + bytes));
+        return new RdmaSelectorProvider(new Router(router.rules(), BufferSize.check(bytes, "buffer size " + bytes),
+                router.connectService()));
     }
 
     /** Throws: no datagram channels yet. */

@@ -60,7 +60,7 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
                 InetSocketAddress bound = t.localAddress(fd);
                 if (t.isRdma()) {
                     // Accepted rsockets are served by librdmacm's connection service too.
-                    ConnectService.prepare(bound.getAddress());
+                    router.beforeRdmaListen(bound.getAddress());
                 }
                 t.listen(fd, backlog < 1 ? DEFAULT_BACKLOG : backlog);
                 return bound;

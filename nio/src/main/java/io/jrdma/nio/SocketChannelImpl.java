@@ -216,7 +216,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                     s = slot.prepare(transport, local == null ? SocketAddresses.family(isa.getAddress())
                             : slot.socket().family(), router.presets(transport));
                     if (s.transport().isRdma()) {
-                        ConnectService.prepare(isa.getAddress());
+                        router.beforeRdmaConnect(isa.getAddress());
                     }
                     s.acquireOpen();
                     try {
