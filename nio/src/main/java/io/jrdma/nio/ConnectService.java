@@ -90,7 +90,7 @@ final class ConnectService {
         }
         InetAddress address = local.get();
         int family = SocketAddresses.family(address);
-        Transport rdma = Transport.RDMA;
+        Transport rdma = Transport.rdma();
         int holder = rdma.socket(family);
         try {
             rdma.bind(holder, new InetSocketAddress(address, 0));

@@ -1,17 +1,16 @@
 package io.jrdma.nio;
 
 import io.jrdma.bindings.rsocket.pollfd;
-import io.jrdma.bindings.rsocket.rsocket_h;
 import io.jrdma.ibverbs.internal.Errno;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.time.Duration;
 
 /**
- * {@code rpoll}, which waits on rsockets and ordinary descriptors alike, and the wait of a channel in blocking mode.
+ * The look at one socket's events, and the wait of a channel in blocking mode; both poll with the socket's
+ * {@link Transport#poll}.
  *
  * <p>{@code rpoll} is only ever called with a timeout of 0 (look, do not wait) or -1 (wait until an event). librdmacm
  * before rdma-core 63 ("librdmacm: Fix rpoll in case of timeout") loses count of its waiting threads when a positive
@@ -25,39 +24,17 @@ import java.time.Duration;
 final class Poller {
     /** The longest pause between two looks of a blocking wait. */
     private static final Duration MAX_PAUSE = Duration.ofMillis(1);
-    private static final MethodHandle RPOLL = Errno.capturing(rsocket_h.rpoll$address(), rsocket_h.rpoll$descriptor());
 
     private Poller() {
     }
 
-    /**
-     * {@code rpoll} over {@code count} pollfds, without waiting ({@code forever} false) or until one has an event;
-     * the number ready, 0 when a signal came or none was ready.
-     */
-    static int poll(MemorySegment fds, int count, boolean forever, MemorySegment state) throws IOException {
-        int n;
-        try {
-            n = (int) RPOLL.invokeExact(state, fds, (long) count, forever ? -1 : 0);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-        if (n < 0) {
-            int errno = Errno.read(state);
-            if (errno == rsocket_h.EINTR()) {
-                return 0;
-            }
-            throw new IOException("rpoll: " + Errno.name(errno) + " (" + Errno.describe(errno) + ")");
-        }
-        return n;
-    }
-
-    /** The events of {@code events} that {@code fd} has now, without waiting. */
-    static int ready(int fd, int events) throws IOException {
+    /** The events of {@code events} that {@code fd}, a socket of {@code transport}, has now, without waiting. */
+    static int ready(Transport transport, int fd, int events) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pfd = pollfd.allocate(arena);
             pollfd.fd(pfd, fd);
             pollfd.events(pfd, (short) events);
-            poll(pfd, 1, false, Errno.allocateState(arena));
+            transport.poll(pfd, 1, false, Errno.allocateState(arena));
             return pollfd.revents(pfd);
         }
     }
@@ -66,8 +43,8 @@ final class Poller {
      * One look of a blocking wait for {@code events} on {@code fd}, and a pause if none came; {@code idle} counts the
      * looks this wait made before. Returns the events that came, or 0. An interrupt ends the pause and stays set.
      */
-    static int awaitSlice(int fd, int events, int idle) throws IOException {
-        int revents = ready(fd, events);
+    static int awaitSlice(Transport transport, int fd, int events, int idle) throws IOException {
+        int revents = ready(transport, fd, events);
         if (revents == 0) {
             try {
                 Thread.sleep(pause(idle));

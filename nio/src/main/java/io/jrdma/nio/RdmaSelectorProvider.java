@@ -1,7 +1,5 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
-
 import java.io.IOException;
 import java.net.ProtocolFamily;
 import java.net.StandardProtocolFamily;
@@ -83,6 +81,9 @@ import java.util.Objects;
  * {@code SO_LINGER}, {@code IP_TOS} and urgent data, and keep {@code SO_TIMEOUT} without applying it. Datagram
  * channels and pipes are not supported (they throw {@link UnsupportedOperationException}).
  *
+ * <p>A process whose channels are all TCP needs no rdma-core: librdmacm is loaded at the first RDMA bind or connect,
+ * and {@link #isAvailable()} and {@link #unavailabilityCause()} tell whether RDMA can be used here and why not.
+ *
  * <p>A channel in blocking mode waits without blocking its socket (see the README): it polls without waiting and
  * sleeps between polls, so that it notices a close or an interrupt at once and a virtual thread never holds its
  * carrier in native code.
@@ -141,6 +142,28 @@ public final class RdmaSelectorProvider extends SelectorProvider {
                 router.connectService()));
     }
 
+    /**
+     * Whether channels can run over RDMA here: librdmacm loads and the verbs library lists a device. The provider
+     * works without: its TCP channels never load librdmacm, and an {@code rdma} rule then fails (or falls back to TCP)
+     * as where no device serves the address. Asked again at each call.
+     *
+     * @return whether {@link #unavailabilityCause()} is null
+     */
+    public static boolean isAvailable() {
+        return unavailabilityCause() == null;
+    }
+
+    /**
+     * Why channels cannot run over RDMA here, or null if they can: an {@link UnsatisfiedLinkError} naming
+     * {@code librdmacm.so.1} when it cannot be loaded (rdma-core not installed), an {@link IllegalStateException} when
+     * no RDMA device is listed, or the {@link io.jrdma.ibverbs.RdmaException} of listing them.
+     *
+     * @return the cause, or null
+     */
+    public static Throwable unavailabilityCause() {
+        return RdmaLibrary.unavailabilityCause();
+    }
+
     /** Throws: no datagram channels yet. */
     @Override
     public DatagramChannel openDatagramChannel() {
@@ -168,7 +191,7 @@ public final class RdmaSelectorProvider extends SelectorProvider {
     /** An unbound server socket channel for IPv4 (or IPv6, if it binds to an IPv6 address). */
     @Override
     public ServerSocketChannel openServerSocketChannel() throws IOException {
-        return new ServerSocketChannelImpl(this, router, rsocket_h.AF_INET());
+        return new ServerSocketChannelImpl(this, router, Libc.AF_INET);
     }
 
     /**
@@ -184,7 +207,7 @@ public final class RdmaSelectorProvider extends SelectorProvider {
     /** An unconnected socket channel for IPv4 (or IPv6, if it binds or connects to an IPv6 address). */
     @Override
     public SocketChannel openSocketChannel() throws IOException {
-        return new SocketChannelImpl(this, router, rsocket_h.AF_INET());
+        return new SocketChannelImpl(this, router, Libc.AF_INET);
     }
 
     /**
@@ -200,10 +223,10 @@ public final class RdmaSelectorProvider extends SelectorProvider {
     private static int family(ProtocolFamily family) {
         Objects.requireNonNull(family, "family");
         if (family == StandardProtocolFamily.INET) {
-            return rsocket_h.AF_INET();
+            return Libc.AF_INET;
         }
         if (family == StandardProtocolFamily.INET6) {
-            return rsocket_h.AF_INET6();
+            return Libc.AF_INET6;
         }
         throw new UnsupportedOperationException("protocol family " + family + " not supported");
     }

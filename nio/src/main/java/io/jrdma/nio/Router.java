@@ -74,9 +74,10 @@ final class Router {
             return Transport.TCP;
         }
         boolean bind = operation == Rules.Operation.BIND;
-        String problem = checks.problem(bind, address.getAddress());
+        UnsatisfiedLinkError missing = RdmaLibrary.loadFailure();
+        String problem = missing != null ? missing.getMessage() : checks.problem(bind, address.getAddress());
         if (problem == null) {
-            return Transport.RDMA;
+            return Transport.rdma();
         }
         if (rules.fallbackToTcp()) {
             return Transport.TCP;

@@ -1,7 +1,5 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -128,7 +126,7 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
                     if (fd >= 0 || !blocking) {
                         break;
                     }
-                    Poller.awaitSlice(s.fd(), rsocket_h.POLLIN(), idle);
+                    Poller.awaitSlice(s.transport(), s.fd(), Libc.POLLIN, idle);
                 }
             } finally {
                 s.release();
@@ -175,7 +173,7 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
 
     @Override
     public int pollEvents(int ops) {
-        return (ops & SelectionKey.OP_ACCEPT) != 0 ? rsocket_h.POLLIN() : 0;
+        return (ops & SelectionKey.OP_ACCEPT) != 0 ? Libc.POLLIN : 0;
     }
 
     @Override

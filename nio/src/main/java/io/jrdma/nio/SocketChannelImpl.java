@@ -1,7 +1,5 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -123,7 +121,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     @Override
     public SocketChannel shutdownInput() throws IOException {
         synchronized (stateLock) {
-            inputShutdown = shutdown(inputShutdown, rsocket_h.SHUT_RD());
+            inputShutdown = shutdown(inputShutdown, Libc.SHUT_RD);
         }
         return this;
     }
@@ -131,7 +129,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     @Override
     public SocketChannel shutdownOutput() throws IOException {
         synchronized (stateLock) {
-            outputShutdown = shutdown(outputShutdown, rsocket_h.SHUT_WR());
+            outputShutdown = shutdown(outputShutdown, Libc.SHUT_WR);
         }
         return this;
     }
@@ -264,7 +262,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             }
             s.acquireOpen();
             try {
-                return checkConnected(s, Poller.ready(s.fd(), rsocket_h.POLLOUT()));
+                return checkConnected(s, Poller.ready(s.transport(), s.fd(), Libc.POLLOUT));
             } finally {
                 s.release();
             }
@@ -282,7 +280,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         try {
             begin();
             for (int idle = 0; !done && isOpen(); idle++) {
-                done = checkConnected(s, Poller.awaitSlice(s.fd(), rsocket_h.POLLOUT(), idle));
+                done = checkConnected(s, Poller.awaitSlice(s.transport(), s.fd(), Libc.POLLOUT, idle));
             }
         } catch (IOException e) {
             failed = true;
@@ -360,7 +358,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             if (!anyRemaining(dsts, offset, length)) {
                 return 0;
             }
-            long n = transfer(rsocket_h.POLLIN(), s -> reads.read(s, dsts, offset, length));
+            long n = transfer(Libc.POLLIN, s -> reads.read(s, dsts, offset, length));
             return n == 0 ? -1 : n == Transport.UNAVAILABLE ? 0 : n;
         } finally {
             readLock.unlock();
@@ -396,7 +394,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             if (!any) {
                 return 0;
             }
-            long n = transfer(rsocket_h.POLLOUT(), write);
+            long n = transfer(Libc.POLLOUT, write);
             return n == Transport.UNAVAILABLE ? 0 : n;
         } finally {
             writeLock.unlock();
@@ -430,7 +428,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                 if (n != Transport.UNAVAILABLE || !blocking) {
                     break;
                 }
-                Poller.awaitSlice(s.fd(), events, idle);
+                Poller.awaitSlice(s.transport(), s.fd(), events, idle);
             }
         } finally {
             s.release();
@@ -481,22 +479,22 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     public int pollEvents(int ops) {
         int events = 0;
         if ((ops & SelectionKey.OP_READ) != 0) {
-            events |= rsocket_h.POLLIN();
+            events |= Libc.POLLIN;
         }
         if ((ops & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
-            events |= rsocket_h.POLLOUT();
+            events |= Libc.POLLOUT;
         }
         return events;
     }
 
     @Override
     public int readyOps(int revents, int interestOps) {
-        boolean failed = (revents & (rsocket_h.POLLERR() | rsocket_h.POLLHUP())) != 0;
+        boolean failed = (revents & (Libc.POLLERR | Libc.POLLHUP)) != 0;
         int ops = 0;
-        if (failed || (revents & rsocket_h.POLLIN()) != 0) {
+        if (failed || (revents & Libc.POLLIN) != 0) {
             ops |= SelectionKey.OP_READ;
         }
-        if (failed || (revents & rsocket_h.POLLOUT()) != 0) {
+        if (failed || (revents & Libc.POLLOUT) != 0) {
             ops |= state == State.PENDING ? SelectionKey.OP_CONNECT : SelectionKey.OP_WRITE;
         }
         return ops & interestOps;

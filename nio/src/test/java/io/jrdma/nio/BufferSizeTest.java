@@ -48,6 +48,6 @@ class BufferSizeTest {
         assertEquals(Map.of(), BufferSize.rsocketOptions(BufferSize.DEFAULT));
         Router router = new Router(Rules.parse("", "test", false), 8192, ConnectService.Mode.OFF);
         assertEquals(Map.of(), router.presets(Transport.TCP));
-        assertEquals(BufferSize.rsocketOptions(8192), router.presets(Transport.RDMA));
+        assertEquals(BufferSize.rsocketOptions(8192), router.presets(Transport.rdma()));
     }
 }
