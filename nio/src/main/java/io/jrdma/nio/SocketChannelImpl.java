@@ -11,6 +11,7 @@ import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NoConnectionPendingException;
@@ -28,17 +29,32 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class SocketChannelImpl extends SocketChannel implements Pollable {
     private final Router router;
+    /** Has its own lock; a close takes only that one, so it never waits for a thread in this channel. */
     private final SocketSlot slot;
+    /** Held by the reading thread, and by a connecting or binding one once its transport is known. */
     private final ReentrantLock readLock = new ReentrantLock();
+    /** Held by the writing thread, and by a connecting or binding one once its transport is known. */
     private final ReentrantLock writeLock = new ReentrantLock();
+    /**
+     * Held by a thread that changes the fields below; taken after the read and write locks, and never held over a
+     * wait: not over a device check (seconds when a route does not resolve), nor over a blocking connect.
+     */
     private final Object stateLock = new Object();
+    /** Used under readLock. */
     private final IoVectors reads = new IoVectors();
+    /** Used under writeLock. */
     private final IoVectors writes = new IoVectors();
+    /** Written under stateLock; read without it. */
     private volatile State state;
+    /** Written under stateLock; read without it. */
     private volatile boolean inputShutdown;
+    /** Written under stateLock; read without it. */
     private volatile boolean outputShutdown;
+    /** Under stateLock. */
     private InetSocketAddress local;
+    /** Under stateLock. */
     private InetSocketAddress remote;
+    /** Under stateLock. */
     private SocketAdapter adapter;
 
     private enum State { UNCONNECTED, PENDING, CONNECTED }
@@ -197,25 +213,23 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     @Override
     public boolean connect(SocketAddress address) throws IOException {
         InetSocketAddress isa = SocketAddresses.check(address);
+        // The transport is decided, and checked with the connection manager, before any lock is taken: a close, an
+        // address query or a selector's work on this channel does not wait for that.
+        Transport transport = transportToConnect(isa);
         readLock.lock();
         writeLock.lock();
         try {
             NativeSocket s;
             synchronized (stateLock) {
-                ensureOpen();
-                if (state == State.CONNECTED) {
-                    throw new AlreadyConnectedException();
-                }
-                if (state == State.PENDING) {
-                    throw new ConnectionPendingException();
-                }
+                ensureUnconnected();
                 try {
-                    Transport transport = local == null ? router.forConnect(isa) : slot.socket().transport();
+                    if (local != null && slot.socket().transport() != transport) {
+                        // Bound meanwhile, to another kind: the bind decided, and the room may not be made yet.
+                        transport = slot.socket().transport();
+                        prepareRoom(transport, isa);
+                    }
                     s = slot.prepare(transport, local == null ? SocketAddresses.family(isa.getAddress())
                             : slot.socket().family(), router.presets(transport));
-                    if (s.transport().isRdma()) {
-                        router.beforeRdmaConnect(isa.getAddress());
-                    }
                     s.acquireOpen();
                     try {
                         boolean connected = s.transport().connect(s.fd(), isa);
@@ -238,6 +252,55 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         } finally {
             writeLock.unlock();
             readLock.unlock();
+        }
+    }
+
+    /**
+     * The transport a connect to {@code isa} takes, as the rules and device checks decide (or the bound socket's),
+     * and the connection service room made for it: waits, but holds no lock of this channel. A refusal closes the
+     * channel, as a failed connect does; a close meanwhile ends it with {@link AsynchronousCloseException}.
+     */
+    private Transport transportToConnect(InetSocketAddress isa) throws IOException {
+        Transport bound;
+        synchronized (stateLock) {
+            ensureUnconnected();
+            bound = local == null ? null : slot.socket().transport();
+        }
+        Transport transport = null;
+        IOException refused = null;
+        try {
+            transport = bound != null ? bound : router.forConnect(isa);
+            prepareRoom(transport, isa);
+        } catch (IOException e) {
+            refused = e;
+        }
+        if (!isOpen()) {
+            // Closed by another thread while this one waited: that is the outcome, as for a blocking connect.
+            AsynchronousCloseException closed = new AsynchronousCloseException();
+            closed.initCause(refused);
+            throw closed;
+        }
+        if (refused != null) {
+            close();
+            throw refused;
+        }
+        return transport;
+    }
+
+    private void prepareRoom(Transport transport, InetSocketAddress isa) throws IOException {
+        if (transport.isRdma()) {
+            router.beforeRdmaConnect(isa.getAddress());
+        }
+    }
+
+    /** Throws unless this channel is open and neither connected nor connecting. The caller holds stateLock. */
+    private void ensureUnconnected() throws ClosedChannelException {
+        ensureOpen();
+        if (state == State.CONNECTED) {
+            throw new AlreadyConnectedException();
+        }
+        if (state == State.PENDING) {
+            throw new ConnectionPendingException();
         }
     }
 
