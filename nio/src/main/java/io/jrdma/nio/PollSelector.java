@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A selector over {@code rpoll}, which takes rsockets and kernel sockets in one call, so RDMA and TCP channels share
  * it; a select that polls no rsocket uses the kernel's {@code poll}, so that TCP alone never needs librdmacm. Each select polls the registered channels' sockets and an eventfd that {@link #wakeup} writes. A select with
- * a timeout waits without one (see {@link Poller} for why) and a timer wakes it up when the time is over. A key
+ * a timeout waits without one (see {@link Transport#poll} for why) and a timer wakes it up when the time is over. A key
  * registered or changed while a select waits counts from the next select, as with the JDK's selectors.
  */
 final class PollSelector extends AbstractSelector {

@@ -1,5 +1,7 @@
 package io.jrdma.nio;
 
+import io.jrdma.ibverbs.internal.Fd;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -126,7 +128,7 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
                     if (fd >= 0 || !blocking) {
                         break;
                     }
-                    Poller.awaitSlice(s.transport(), s.fd(), Libc.POLLIN, idle);
+                    Fd.awaitSlice(s.transport()::look, s.fd(), Libc.POLLIN, idle);
                 }
             } finally {
                 s.release();
@@ -168,7 +170,7 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
 
     @Override
     protected void implConfigureBlocking(boolean block) {
-        // The native socket is non-blocking in both modes: blocking is the channel's waiting (see Poller).
+        // The native socket is non-blocking in both modes: blocking is the channel's waiting (Fd.awaitSlice).
     }
 
     @Override

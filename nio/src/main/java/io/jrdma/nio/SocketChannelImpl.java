@@ -1,5 +1,7 @@
 package io.jrdma.nio;
 
+import io.jrdma.ibverbs.internal.Fd;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -25,7 +27,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A socket channel over an rsocket or a TCP socket, whichever the rules pick at its first bind or connect. The
- * native socket is always non-blocking; in blocking mode the channel waits with {@link Poller}.
+ * native socket is always non-blocking; in blocking mode the channel waits with {@link Fd#awaitSlice}.
  */
 final class SocketChannelImpl extends SocketChannel implements Pollable {
     private final Router router;
@@ -325,7 +327,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             }
             s.acquireOpen();
             try {
-                return checkConnected(s, Poller.ready(s.transport(), s.fd(), Libc.POLLOUT));
+                return checkConnected(s, Fd.ready(s.transport()::look, s.fd(), Libc.POLLOUT));
             } finally {
                 s.release();
             }
@@ -343,7 +345,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         try {
             begin();
             for (int idle = 0; !done && isOpen(); idle++) {
-                done = checkConnected(s, Poller.awaitSlice(s.transport(), s.fd(), Libc.POLLOUT, idle));
+                done = checkConnected(s, Fd.awaitSlice(s.transport()::look, s.fd(), Libc.POLLOUT, idle));
             }
         } catch (IOException e) {
             failed = true;
@@ -477,7 +479,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
      * One transfer; in blocking mode it waits for {@code events} until some bytes moved. The bytes moved (0 at the
      * end of the stream), or {@link Transport#UNAVAILABLE} in non-blocking mode when none could.
      */
-    private long transfer(int events, Transfer transfer) throws IOException {
+    private long transfer(short events, Transfer transfer) throws IOException {
         NativeSocket s = slot.socket();
         s.acquireOpen();
         long n = Transport.UNAVAILABLE;
@@ -491,7 +493,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                 if (n != Transport.UNAVAILABLE || !blocking) {
                     break;
                 }
-                Poller.awaitSlice(s.transport(), s.fd(), events, idle);
+                Fd.awaitSlice(s.transport()::look, s.fd(), events, idle);
             }
         } finally {
             s.release();
@@ -535,7 +537,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
 
     @Override
     protected void implConfigureBlocking(boolean block) {
-        // The native socket is non-blocking in both modes: blocking is the channel's waiting (see Poller).
+        // The native socket is non-blocking in both modes: blocking is the channel's waiting (Fd.awaitSlice).
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.jrdma.nio;
 
 import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.Fd;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -18,7 +19,7 @@ import java.net.NoRouteToHostException;
 /**
  * The socket calls of one kind of stream socket: librdmacm's rsockets ({@code rsocket}, {@code rbind}, ...) or the
  * kernel's TCP sockets ({@code socket}, {@code bind}, ...), whose signatures are the same. Every socket is made
- * non-blocking: channels in blocking mode wait with {@link Poller} instead, so that they can notice a close and
+ * non-blocking: channels in blocking mode wait with {@link Fd#awaitSlice} instead, so that they can notice a close and
  * give up a virtual thread's carrier.
  */
 final class Transport {
@@ -243,12 +244,15 @@ final class Transport {
     /**
      * {@code poll} ({@code rpoll} for rsockets, which takes ordinary descriptors too) over {@code count} pollfds,
      * without waiting ({@code forever} false) or until one has an event; the number ready, 0 when a signal came or
-     * none was ready. Never with another timeout: see {@link Poller}.
+     * none was ready. Never with another timeout: librdmacm before rdma-core 63 ("librdmacm: Fix rpoll in case of
+     * timeout") loses count of its waiting threads when a positive timeout runs out, after which every {@code rpoll}
+     * of the process that would wait spins without end. So a channel in blocking mode waits in turns of
+     * {@link Fd#awaitSlice} with {@link #look}, and a timed select waits for ever until a timer wakes it.
      */
-    int poll(MemorySegment fds, int count, boolean forever, MemorySegment state) throws IOException {
+    int poll(MemorySegment fds, long count, boolean forever, MemorySegment state) throws IOException {
         int n;
         try {
-            n = (int) poll.invokeExact(state, fds, (long) count, forever ? -1 : 0);
+            n = (int) poll.invokeExact(state, fds, count, forever ? -1 : 0);
         } catch (Throwable t) {
             throw new AssertionError(t);
         }
@@ -260,6 +264,11 @@ final class Transport {
             throw failure("poll", errno);
         }
         return n;
+    }
+
+    /** {@link #poll} without waiting: the {@link Fd.Look} of this kind's sockets. */
+    int look(MemorySegment fds, long count, MemorySegment state) throws IOException {
+        return poll(fds, count, false, state);
     }
 
     InetSocketAddress localAddress(int fd) throws IOException {

@@ -1,6 +1,7 @@
 package io.jrdma.nio;
 
 import io.jrdma.ibverbs.Device;
+import io.jrdma.ibverbs.internal.Fd;
 import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -238,7 +239,7 @@ class NioFaultsDeviceTest {
     private static void awaitReadable(SocketChannel channel) throws IOException, InterruptedException {
         NativeSocket socket = ((SocketChannelImpl) channel).nativeSocket();
         long start = System.nanoTime();
-        while (Poller.ready(socket.transport(), socket.fd(), Libc.POLLIN) == 0) {
+        while (Fd.ready(socket.transport()::look, socket.fd(), Libc.POLLIN) == 0) {
             assertTrue(System.nanoTime() - start < DEADLINE_NANOS, "nothing came");
             Thread.sleep(1);
         }
