@@ -215,45 +215,45 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     @Override
     public boolean connect(SocketAddress address) throws IOException {
         InetSocketAddress isa = SocketAddresses.check(address);
-        // The transport is decided, and checked with the connection manager, before any lock is taken: a close, an
-        // address query or a selector's work on this channel does not wait for that.
-        Transport transport = transportToConnect(isa);
-        readLock.lock();
-        writeLock.lock();
-        try {
-            NativeSocket s;
-            synchronized (stateLock) {
-                ensureUnconnected();
-                try {
+        while (true) {
+            // The transport is decided, and checked with the connection manager, before any lock is taken: a close,
+            // an address query or a selector's work on this channel does not wait for that.
+            Transport transport = transportToConnect(isa);
+            readLock.lock();
+            writeLock.lock();
+            try {
+                NativeSocket s;
+                synchronized (stateLock) {
+                    ensureUnconnected();
                     if (local != null && slot.socket().transport() != transport) {
-                        // Bound meanwhile, to another kind: the bind decided, and the room may not be made yet.
-                        transport = slot.socket().transport();
-                        prepareRoom(transport, isa);
+                        continue;   // bound meanwhile, to another kind: the bind decides, outside the locks again
                     }
-                    s = slot.prepare(transport, local == null ? SocketAddresses.family(isa.getAddress())
-                            : slot.socket().family(), router.presets(transport));
-                    s.acquireOpen();
                     try {
-                        boolean connected = s.transport().connect(s.fd(), isa);
-                        slot.settle();
-                        remote = isa;
-                        state = State.PENDING;
-                        if (connected) {
-                            connected(s);
-                            return true;
+                        s = slot.prepare(transport, local == null ? SocketAddresses.family(isa.getAddress())
+                                : slot.socket().family(), router.presets(transport));
+                        s.acquireOpen();
+                        try {
+                            boolean connected = s.transport().connect(s.fd(), isa);
+                            slot.settle();
+                            remote = isa;
+                            state = State.PENDING;
+                            if (connected) {
+                                connected(s);
+                                return true;
+                            }
+                        } finally {
+                            s.release();
                         }
-                    } finally {
-                        s.release();
+                    } catch (IOException e) {
+                        close();
+                        throw e;
                     }
-                } catch (IOException e) {
-                    close();
-                    throw e;
                 }
+                return isBlocking() && awaitConnection(s);
+            } finally {
+                writeLock.unlock();
+                readLock.unlock();
             }
-            return isBlocking() && awaitConnection(s);
-        } finally {
-            writeLock.unlock();
-            readLock.unlock();
         }
     }
 
@@ -272,7 +272,9 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         IOException refused = null;
         try {
             transport = bound != null ? bound : router.forConnect(isa);
-            prepareRoom(transport, isa);
+            if (transport.isRdma()) {
+                router.beforeRdmaConnect(isa.getAddress());
+            }
         } catch (IOException e) {
             refused = e;
         }
@@ -287,12 +289,6 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             throw refused;
         }
         return transport;
-    }
-
-    private void prepareRoom(Transport transport, InetSocketAddress isa) throws IOException {
-        if (transport.isRdma()) {
-            router.beforeRdmaConnect(isa.getAddress());
-        }
     }
 
     /** Throws unless this channel is open and neither connected nor connecting. The caller holds stateLock. */
