@@ -7,6 +7,8 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,48 +23,96 @@ import java.util.regex.Pattern;
  * every other one of the process waits for the lock. The array grows only while the thread runs; but it keeps its
  * size when the thread ends (when it serves no rsocket any more), and each new thread grows it by four before it
  * starts polling. So, while no rsocket is served, this starts and ends the thread {@link #CYCLES} times, each time
- * with one rsocket whose connect is under way, closed at once. A librdmacm of rdma-core 53 or later, known by its file
- * name, needs none of it.
+ * with one rsocket whose connect is under way, closed at once.
+ *
+ * <p>Those connects go to this host only: to the device address the first connect leaves from (or the first listen
+ * binds to), at a port a bound, not listening, rsocket of this process holds, so that no other socket can listen
+ * there and the connection manager refuses any request that gets that far. {@link #PROPERTY} switches it: {@code
+ * auto} (the default) makes the room unless librdmacm's file name says rdma-core 53 or later, {@code on} always,
+ * {@code off} never. Making it logs one line.
  */
 final class ConnectService {
+    /** The system property that switches the room on, off or to {@code auto}. */
+    static final String PROPERTY = "jrdma.nio.connectServiceWorkaround";
     /** Starts of the service thread: room for four rsockets more each, so for 1027 at once afterwards. */
     static final int CYCLES = 256;
-    /** A port nothing on the device's address should serve (discard): a connect that got that far is refused. */
-    private static final int PORT = 9;
     /** The first rdma-core release whose service thread polls the array it has now. */
     static final int FIXED_IN = 53;
     /** rdma-core names librdmacm {@code librdmacm.so.1.3.RELEASE.0}; the mapping's path is the file's, not a link's. */
     private static final Pattern LIBRARY = Pattern.compile("/librdmacm\\.so\\.1\\.\\d+\\.(\\d+)\\.\\d+$");
+    private static final System.Logger LOG = System.getLogger(ConnectService.class.getName());
     private static boolean prepared;
+
+    /** When to make the room. */
+    enum Mode {
+        /** Unless librdmacm is known to be of rdma-core {@link #FIXED_IN} or later. */
+        AUTO,
+        /** Always, once per process. */
+        ON,
+        /** Never. */
+        OFF;
+
+        /**
+         * The mode {@link #PROPERTY} names among {@code properties}, {@link #AUTO} if it is not set.
+         *
+         * @throws IllegalArgumentException if it names none
+         */
+        static Mode fromProperties(Properties properties) {
+            String value = properties.getProperty(PROPERTY, "auto");
+            try {
+                return valueOf(value.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(PROPERTY + " must be auto, on or off, not \"" + value + '"', e);
+            }
+        }
+    }
+
+    /** Where the first RDMA connect or listen of the process makes the room, if it must: an address of this host. */
+    interface LocalAddress {
+        InetAddress get() throws IOException;
+    }
 
     private ConnectService() {
     }
 
     /**
-     * Makes the room, once per process, with connects to {@code address} (an address an RDMA device owns or routes
-     * to; the first RDMA connect's remote or listen's local one). Threads that come meanwhile wait for it.
+     * Makes the room, once per process, if {@code mode} asks for it, with connects to the address {@code local}
+     * gives (an address an RDMA device of this host owns). Threads that come meanwhile wait for it.
      */
-    static synchronized void prepare(InetAddress address) {
+    static synchronized void prepare(Mode mode, LocalAddress local) throws IOException {
         if (prepared) {
             return;
         }
         prepared = true;
-        if (release(mappedFiles()) >= FIXED_IN) {
+        int release = mode == Mode.AUTO ? release(mappedFiles()) : -1;
+        if (mode == Mode.OFF || release >= FIXED_IN) {
             return;
         }
-        InetSocketAddress target = new InetSocketAddress(address, PORT);
+        InetAddress address = local.get();
         int family = SocketAddresses.family(address);
-        for (int i = 0; i < CYCLES; i++) {
-            try {
-                int fd = Transport.RDMA.socket(family);
+        Transport rdma = Transport.rdma();
+        int holder = rdma.socket(family);
+        try {
+            rdma.bind(holder, new InetSocketAddress(address, 0));
+            InetSocketAddress target = rdma.localAddress(holder);
+            LOG.log(System.Logger.Level.INFO, "making room for 1027 rsockets in librdmacm's connection service"
+                    + (release < 0 ? "" : " (rdma-core " + release + ", fixed in " + FIXED_IN + ")") + " with "
+                    + CYCLES + " connects to " + target + ", a port of this process that nothing listens on; -D"
+                    + PROPERTY + "=off skips it");
+            for (int i = 0; i < CYCLES; i++) {
                 try {
-                    Transport.RDMA.connect(fd, target);
-                } finally {
-                    Transport.RDMA.close(fd);
+                    int fd = rdma.socket(family);
+                    try {
+                        rdma.connect(fd, target);
+                    } finally {
+                        rdma.close(fd);
+                    }
+                } catch (IOException e) {
+                    // This cycle's connect failed at once, so the thread did not start: the next one may.
                 }
-            } catch (IOException e) {
-                // This cycle's connect failed at once, so the thread did not start: the next one may.
             }
+        } finally {
+            rdma.close(holder);
         }
     }
 

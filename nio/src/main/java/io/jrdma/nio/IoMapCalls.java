@@ -31,7 +31,7 @@ final class IoMapCalls {
                 // librdmacm has one slot per mapping the peer's RDMA_IOMAPSIZE allows, and ENOMEM when none is free.
                 throw errno == rsocket_h.ENOMEM() ? new IOException("riomap: ENOMEM: the peer's IOMAP_SIZE allows no more "
                         + "mappings (it is 0 unless the peer set it before the connection was made)")
-                        : Transport.RDMA.failure("iomap", errno);
+                        : Transport.rdma().failure("iomap", errno);
             }
             return mapped;
         } catch (Throwable t) {
@@ -40,7 +40,7 @@ final class IoMapCalls {
     }
 
     static void unmap(int fd, MemorySegment buffer) throws IOException {
-        Transport.RDMA.call("iounmap", (state, arena) -> (int) RIOUNMAP.invokeExact(state, fd, buffer,
+        Transport.rdma().call("iounmap", (state, arena) -> (int) RIOUNMAP.invokeExact(state, fd, buffer,
                 buffer.byteSize()));
     }
 
@@ -56,7 +56,7 @@ final class IoMapCalls {
                 // riowrite stops, without an error, at the first byte no mapping of the peer covers.
                 throw new IOException("riowrite: offset " + offset + " is in no buffer the peer has mapped");
             }
-            return Transport.RDMA.transferred("iowrite", n, state);
+            return Transport.rdma().transferred("iowrite", n, state);
         } catch (Throwable t) {
             throw Transport.rethrown(t);
         }

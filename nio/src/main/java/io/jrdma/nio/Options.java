@@ -1,7 +1,5 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
-
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.util.Objects;
@@ -16,6 +14,10 @@ final class Options {
     /** What a server socket channel supports; the connections it accepts start with its rsockets options. */
     static final Set<SocketOption<?>> LISTENER = Set.of(StandardSocketOptions.SO_RCVBUF,
             StandardSocketOptions.SO_REUSEADDR, RdmaSocketOptions.IOMAP_SIZE);
+
+    /** rsocket.h's option level and name of {@link RdmaSocketOptions#IOMAP_SIZE} (its class would load librdmacm). */
+    private static final int SOL_RDMA = 0x10000;
+    private static final int RDMA_IOMAPSIZE = 3;
 
     private Options() {
     }
@@ -46,24 +48,24 @@ final class Options {
 
     static int level(SocketOption<?> option) {
         if (rdmaOnly(option)) {
-            return rsocket_h.SOL_RDMA();
+            return SOL_RDMA;
         }
-        return option == StandardSocketOptions.TCP_NODELAY ? rsocket_h.IPPROTO_TCP() : rsocket_h.SOL_SOCKET();
+        return option == StandardSocketOptions.TCP_NODELAY ? Libc.IPPROTO_TCP : Libc.SOL_SOCKET;
     }
 
     static int name(SocketOption<?> option) {
         if (option == StandardSocketOptions.TCP_NODELAY) {
-            return rsocket_h.TCP_NODELAY();
+            return Libc.TCP_NODELAY;
         } else if (option == StandardSocketOptions.SO_RCVBUF) {
-            return rsocket_h.SO_RCVBUF();
+            return Libc.SO_RCVBUF;
         } else if (option == StandardSocketOptions.SO_SNDBUF) {
-            return rsocket_h.SO_SNDBUF();
+            return Libc.SO_SNDBUF;
         } else if (option == StandardSocketOptions.SO_KEEPALIVE) {
-            return rsocket_h.SO_KEEPALIVE();
+            return Libc.SO_KEEPALIVE;
         } else if (option == RdmaSocketOptions.IOMAP_SIZE) {
-            return rsocket_h.RDMA_IOMAPSIZE();
+            return RDMA_IOMAPSIZE;
         }
-        return rsocket_h.SO_REUSEADDR();
+        return Libc.SO_REUSEADDR;
     }
 
     /** The C int of a value. */

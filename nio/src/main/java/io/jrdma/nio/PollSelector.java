@@ -1,7 +1,6 @@
 package io.jrdma.nio;
 
 import io.jrdma.bindings.rsocket.pollfd;
-import io.jrdma.bindings.rsocket.rsocket_h;
 import io.jrdma.ibverbs.internal.Errno;
 
 import java.io.IOException;
@@ -29,13 +28,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A selector over {@code rpoll}, which takes rsockets and kernel sockets in one call, so RDMA and TCP channels share
- * it. Each select polls the registered channels' sockets and an eventfd that {@link #wakeup} writes. A select with
- * a timeout waits without one (see {@link Poller} for why) and a timer wakes it up when the time is over. A key
+ * it; a select that polls no rsocket uses the kernel's {@code poll}, so that TCP alone never needs librdmacm. Each select polls the registered channels' sockets and an eventfd that {@link #wakeup} writes. A select with
+ * a timeout waits without one (see {@link Transport#poll} for why) and a timer wakes it up when the time is over. A key
  * registered or changed while a select waits counts from the next select, as with the JDK's selectors.
  */
 final class PollSelector extends AbstractSelector {
-    private static final MethodHandle EVENTFD = Errno.capturing(rsocket_h.eventfd$address(),
-            rsocket_h.eventfd$descriptor());
+    private static final MethodHandle EVENTFD = Errno.capturing(Libc.LOOKUP.findOrThrow("eventfd"), Libc.INT_INT_INT);
+    private static final MethodHandle EVENTFD_READ = Libc.downcall(Libc.LOOKUP.findOrThrow("eventfd_read"),
+            Libc.EVENTFD_READ);
+    private static final MethodHandle EVENTFD_WRITE = Libc.downcall(Libc.LOOKUP.findOrThrow("eventfd_write"),
+            Libc.EVENTFD_WRITE);
     /** Ends selects whose time is over, by a wakeup. */
     private static final ScheduledThreadPoolExecutor TIMER = timer();
     private final Set<PollSelectionKey> keys = ConcurrentHashMap.newKeySet();
@@ -60,7 +62,7 @@ final class PollSelector extends AbstractSelector {
         super(provider);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Errno.allocateState(arena);
-            int fd = (int) EVENTFD.invokeExact(state, 0, rsocket_h.EFD_NONBLOCK() | rsocket_h.EFD_CLOEXEC());
+            int fd = (int) EVENTFD.invokeExact(state, 0, Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC);
             if (fd < 0) {
                 throw new IOException("eventfd: " + Errno.name(Errno.read(state)));
             }
@@ -118,7 +120,11 @@ final class PollSelector extends AbstractSelector {
     public Selector wakeup() {
         synchronized (wakeupLock) {
             if (!wakeupClosed) {
-                rsocket_h.eventfd_write(wakeupFd, 1L);
+                try {
+                    int rc = (int) EVENTFD_WRITE.invokeExact(wakeupFd, 1L);
+                } catch (Throwable t) {
+                    throw new AssertionError(t);
+                }
             }
         }
         return this;
@@ -136,7 +142,8 @@ final class PollSelector extends AbstractSelector {
             List<NativeSocket> sockets = new ArrayList<>(registered.length);
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment fds = pollfd.allocateArray(registered.length + 1L, arena);
-                entry(fds, 0, wakeupFd, rsocket_h.POLLIN());
+                entry(fds, 0, wakeupFd, Libc.POLLIN);
+                Transport pollWith = Transport.TCP;
                 try {
                     for (PollSelectionKey key : registered) {
                         int events = key.isValid() ? key.pollable().pollEvents(key.interest()) : 0;
@@ -146,14 +153,21 @@ final class PollSelector extends AbstractSelector {
                             sockets.add(socket);
                             entry(fds, polled.size() + 1, socket.fd(), events);
                             polled.add(key);
+                            if (socket.transport().isRdma()) {
+                                pollWith = socket.transport();
+                            }
                         }
                     }
-                    poll(fds, polled.size() + 1, timeoutMillis, arena);
+                    poll(pollWith, fds, polled.size() + 1, timeoutMillis, arena);
                 } finally {
                     sockets.forEach(NativeSocket::release);
                 }
                 if (pollfd.revents(pollfd.asSlice(fds, 0)) != 0) {
-                    rsocket_h.eventfd_read(wakeupFd, arena.allocate(ValueLayout.JAVA_LONG));
+                    try {
+                        int rc = (int) EVENTFD_READ.invokeExact(wakeupFd, arena.allocate(ValueLayout.JAVA_LONG));
+                    } catch (Throwable t) {
+                        throw new AssertionError(t);
+                    }
                 }
                 deregisterCancelled();
                 return updateSelected(fds, polled);
@@ -161,8 +175,12 @@ final class PollSelector extends AbstractSelector {
         }
     }
 
-    /** {@code rpoll} of the first {@code count} entries of {@code fds}, for {@code timeoutMillis} as select has it. */
-    private void poll(MemorySegment fds, int count, long timeoutMillis, Arena arena) throws IOException {
+    /**
+     * {@code transport}'s poll of the first {@code count} entries of {@code fds}, for {@code timeoutMillis} as select
+     * has it.
+     */
+    private void poll(Transport transport, MemorySegment fds, int count, long timeoutMillis, Arena arena)
+            throws IOException {
         boolean mayBlock = timeoutMillis != 0;
         ScheduledFuture<?> timer = timeoutMillis > 0
                 ? TIMER.schedule(this::wakeup, timeoutMillis, TimeUnit.MILLISECONDS) : null;
@@ -170,7 +188,7 @@ final class PollSelector extends AbstractSelector {
             if (mayBlock) {
                 begin();
             }
-            Poller.poll(fds, count, mayBlock, Errno.allocateState(arena));
+            transport.poll(fds, count, mayBlock, Errno.allocateState(arena));
         } finally {
             if (mayBlock) {
                 end();

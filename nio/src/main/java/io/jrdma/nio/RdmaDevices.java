@@ -1,11 +1,15 @@
 package io.jrdma.nio;
 
+import io.jrdma.bindings.rdmacm.rdma_addr;
+import io.jrdma.bindings.rdmacm.rdma_cm_id;
 import io.jrdma.bindings.rdmacm.rdma_cma_h;
+import io.jrdma.bindings.rdmacm.rdma_route;
 import io.jrdma.ibverbs.internal.Errno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -30,9 +34,13 @@ final class RdmaDevices {
     private RdmaDevices() {
     }
 
+    /** What the connection manager said: why no device serves the address, or null and the local address. */
+    private record Answer(String problem, InetAddress local) {
+    }
+
     /** Why no RDMA device can bind {@code local}, or null if one can. */
     static String bindProblem(InetAddress local) {
-        return ask(local, false);
+        return ask(local, false).problem();
     }
 
     /**
@@ -41,10 +49,25 @@ final class RdmaDevices {
      * loopback address binds to a device, and then has no route on Soft-RoCE.
      */
     static String routeProblem(InetAddress remote) {
-        return ask(remote, true);
+        return ask(remote, true).problem();
     }
 
-    private static String ask(InetAddress address, boolean resolve) {
+    /**
+     * The address of this host's RDMA device that a connection to {@code remote} leaves from, as the connection
+     * manager resolves it (which sends nothing to {@code remote} but an address resolution, as a connect does).
+     *
+     * @throws IOException if no RDMA device routes to {@code remote}
+     */
+    static InetAddress source(InetAddress remote) throws IOException {
+        Answer answer = ask(remote, true);
+        if (answer.problem() != null) {
+            throw new IOException(answer.problem());
+        }
+        return answer.local();
+    }
+
+    @SuppressWarnings("restricted")   // the id is librdmacm's struct rdma_cm_id, which rdma_create_id just made
+    private static Answer ask(InetAddress address, boolean resolve) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Errno.allocateState(arena);
             MemorySegment idp = arena.allocate(ValueLayout.ADDRESS);
@@ -52,7 +75,8 @@ final class RdmaDevices {
             int rc = (int) CREATE_ID.invokeExact(state, MemorySegment.NULL, idp, MemorySegment.NULL,
                     rdma_cma_h.RDMA_PS_TCP());
             if (rc != 0) {
-                return "rdma_create_id failed: " + Errno.name(Errno.read(state)) + " (no RDMA device?)";
+                return new Answer("rdma_create_id failed: " + Errno.name(Errno.read(state)) + " (no RDMA device?)",
+                        null);
             }
             MemorySegment id = idp.get(ValueLayout.ADDRESS, 0);
             try {
@@ -66,10 +90,13 @@ final class RdmaDevices {
                 }
                 if (rc != 0) {
                     int errno = Errno.read(state);
-                    return (resolve ? "no RDMA device routes to " : "no RDMA device owns ") + address.getHostAddress()
-                            + " (" + call + ": " + Errno.name(errno) + ", " + Errno.describe(errno) + ")";
+                    return new Answer((resolve ? "no RDMA device routes to " : "no RDMA device owns ")
+                            + address.getHostAddress() + " (" + call + ": " + Errno.name(errno) + ", "
+                            + Errno.describe(errno) + ")", null);
                 }
-                return null;
+                MemorySegment route = rdma_cm_id.route(id.reinterpret(rdma_cm_id.layout().byteSize()));
+                return new Answer(null, SocketAddresses.decode(rdma_addr.src_storage(rdma_route.addr(route)))
+                        .getAddress());
             } finally {
                 rdma_cma_h.rdma_destroy_id(id);
             }

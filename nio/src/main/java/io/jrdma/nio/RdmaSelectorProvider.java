@@ -1,7 +1,5 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
-
 import java.io.IOException;
 import java.net.ProtocolFamily;
 import java.net.StandardProtocolFamily;
@@ -65,8 +63,13 @@ import java.util.Objects;
  * polling an array it has freed once a fourth one comes ("rsockets: Fix for cm_svc_run thread"), which corrupts
  * the heap or hangs every later connect. Before its first RDMA connect or listen the provider makes that array
  * large enough for 1027 rsockets at once (256 throwaway connects, once per process); it cannot help a process that
- * made rsockets before. rdma-core 53 or later is the fix, and with it (known by librdmacm's file name) the provider
- * makes no throwaway connects.
+ * made rsockets before. The throwaway connects never leave this host: they go to the local device address (the one
+ * the first connect leaves from, or the first listen's), at a port that a bound rsocket of the provider holds and
+ * nothing listens on, and it logs one line when it makes them. rdma-core 53 or later is the fix, and with it (known
+ * by librdmacm's file name) the provider makes no throwaway connects. The system property
+ * {@code jrdma.nio.connectServiceWorkaround} switches this: {@code auto} (the default, as just said), {@code on}
+ * (whatever librdmacm's release) or {@code off} (never; for a process that never has more than three rsockets
+ * connecting or accepted at once, or one with a fixed librdmacm of another name).
  *
  * <h2>What the channels do</h2>
  * Socket and server socket channels for {@link StandardProtocolFamily#INET} and {@link StandardProtocolFamily#INET6}:
@@ -78,6 +81,9 @@ import java.util.Objects;
  * {@code SO_LINGER}, {@code IP_TOS} and urgent data, and keep {@code SO_TIMEOUT} without applying it. Datagram
  * channels and pipes are not supported (they throw {@link UnsupportedOperationException}).
  *
+ * <p>A process whose channels are all TCP needs no rdma-core: librdmacm is loaded at the first RDMA bind or connect,
+ * and {@link #isAvailable()} and {@link #unavailabilityCause()} tell whether RDMA can be used here and why not.
+ *
  * <p>A channel in blocking mode waits without blocking its socket (see the README): it polls without waiting and
  * sleeps between polls, so that it notices a close or an interrupt at once and a virtual thread never holds its
  * carrier in native code.
@@ -87,28 +93,35 @@ public final class RdmaSelectorProvider extends SelectorProvider {
 
     /**
      * A provider with the rules of the system properties {@code jrdma.nio.rules} or {@code jrdma.nio.rules.file},
-     * {@code jrdma.nio.fallback} and {@code jrdma.nio.bufferSize}; the JDK calls it for
-     * {@code -Djava.nio.channels.spi.SelectorProvider}.
+     * {@code jrdma.nio.fallback}, {@code jrdma.nio.bufferSize} and {@code jrdma.nio.connectServiceWorkaround}; the JDK
+     * calls it for {@code -Djava.nio.channels.spi.SelectorProvider}.
      *
-     * @throws IllegalArgumentException if the rules do not parse (the message names the line) or the buffer size is
-     *                                  not one (see <a href="#memory">Memory</a>)
+     * @throws IllegalArgumentException if the rules do not parse (the message names the line), the buffer size is
+     *                                  not one (see <a href="#memory">Memory</a>), or the workaround is not
+     *                                  {@code auto}, {@code on} or {@code off}
      */
     public RdmaSelectorProvider() {
         this(Rules.fromProperties(System.getProperties()), BufferSize.fromProperties(System.getProperties()));
     }
 
     private RdmaSelectorProvider(Rules rules, int bufferSize) {
-        router = new Router(rules, bufferSize);
+        this(new Router(rules, bufferSize, ConnectService.Mode.fromProperties(System.getProperties())));
+    }
+
+    private RdmaSelectorProvider(Router router) {
+        this.router = router;
     }
 
     /**
-     * A provider with the given rules and librdmacm's buffer sizes, whatever the system properties say.
+     * A provider with the given rules and librdmacm's buffer sizes, whatever the system properties say (but
+     * {@code jrdma.nio.connectServiceWorkaround}, which is the process's).
      *
      * @param rules         the rules, one a line, as {@code jrdma.nio.rules} takes them
      * @param fallbackToTcp whether an {@code rdma} rule whose address no RDMA device serves gives TCP rather than an
      *                      error
      * @return the provider
-     * @throws IllegalArgumentException if the rules do not parse (the message names the line)
+     * @throws IllegalArgumentException if the rules do not parse (the message names the line) or the workaround is
+     *                                  not {@code auto}, {@code on} or {@code off}
      */
     public static RdmaSelectorProvider withRules(String rules, boolean fallbackToTcp) {
         Objects.requireNonNull(rules, "rules");
@@ -125,7 +138,30 @@ public final class RdmaSelectorProvider extends SelectorProvider {
      * @throws IllegalArgumentException if {@code bytes} is not such a size
      */
     public RdmaSelectorProvider withBufferSize(int bytes) {
-        return new RdmaSelectorProvider(router.rules(), BufferSize.check(bytes, "buffer size " + bytes));
+        return new RdmaSelectorProvider(new Router(router.rules(), BufferSize.check(bytes, "buffer size " + bytes),
+                router.connectService()));
+    }
+
+    /**
+     * Whether channels can run over RDMA here: librdmacm loads and the verbs library lists a device. The provider
+     * works without: its TCP channels never load librdmacm, and an {@code rdma} rule then fails (or falls back to TCP)
+     * as where no device serves the address. Asked again at each call.
+     *
+     * @return whether {@link #unavailabilityCause()} is null
+     */
+    public static boolean isAvailable() {
+        return unavailabilityCause() == null;
+    }
+
+    /**
+     * Why channels cannot run over RDMA here, or null if they can: an {@link UnsatisfiedLinkError} naming
+     * {@code librdmacm.so.1} when it cannot be loaded (rdma-core not installed), an {@link IllegalStateException} when
+     * no RDMA device is listed, or the {@link io.jrdma.ibverbs.RdmaException} of listing them.
+     *
+     * @return the cause, or null
+     */
+    public static Throwable unavailabilityCause() {
+        return RdmaLibrary.unavailabilityCause();
     }
 
     /** Throws: no datagram channels yet. */
@@ -155,7 +191,7 @@ public final class RdmaSelectorProvider extends SelectorProvider {
     /** An unbound server socket channel for IPv4 (or IPv6, if it binds to an IPv6 address). */
     @Override
     public ServerSocketChannel openServerSocketChannel() throws IOException {
-        return new ServerSocketChannelImpl(this, router, rsocket_h.AF_INET());
+        return new ServerSocketChannelImpl(this, router, Libc.AF_INET);
     }
 
     /**
@@ -171,7 +207,7 @@ public final class RdmaSelectorProvider extends SelectorProvider {
     /** An unconnected socket channel for IPv4 (or IPv6, if it binds or connects to an IPv6 address). */
     @Override
     public SocketChannel openSocketChannel() throws IOException {
-        return new SocketChannelImpl(this, router, rsocket_h.AF_INET());
+        return new SocketChannelImpl(this, router, Libc.AF_INET);
     }
 
     /**
@@ -187,10 +223,10 @@ public final class RdmaSelectorProvider extends SelectorProvider {
     private static int family(ProtocolFamily family) {
         Objects.requireNonNull(family, "family");
         if (family == StandardProtocolFamily.INET) {
-            return rsocket_h.AF_INET();
+            return Libc.AF_INET;
         }
         if (family == StandardProtocolFamily.INET6) {
-            return rsocket_h.AF_INET6();
+            return Libc.AF_INET6;
         }
         throw new UnsupportedOperationException("protocol family " + family + " not supported");
     }

@@ -3,6 +3,7 @@ package io.jrdma.nio;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketOption;
 import java.util.Map;
@@ -17,11 +18,16 @@ final class Router {
     private final Rules rules;
     private final DeviceChecks checks = new DeviceChecks();
     private final int bufferSize;
+    private final ConnectService.Mode connectService;
 
-    /** {@code bufferSize}: of every rsocket, as {@link BufferSize} checked it, or {@link BufferSize#DEFAULT}. */
-    Router(Rules rules, int bufferSize) {
+    /**
+     * {@code bufferSize}: of every rsocket, as {@link BufferSize} checked it, or {@link BufferSize#DEFAULT};
+     * {@code connectService}: when the first RDMA connect or listen makes room in librdmacm's connection service.
+     */
+    Router(Rules rules, int bufferSize, ConnectService.Mode connectService) {
         this.rules = rules;
         this.bufferSize = bufferSize;
+        this.connectService = connectService;
     }
 
     Rules rules() {
@@ -30,6 +36,20 @@ final class Router {
 
     int bufferSize() {
         return bufferSize;
+    }
+
+    ConnectService.Mode connectService() {
+        return connectService;
+    }
+
+    /** Before an rsocket connects to {@code remote}: {@link ConnectService}'s room, from the device it leaves by. */
+    void beforeRdmaConnect(InetAddress remote) throws IOException {
+        ConnectService.prepare(connectService, () -> RdmaDevices.source(remote));
+    }
+
+    /** Before an rsocket bound to {@code local} listens: {@link ConnectService}'s room, made from {@code local}. */
+    void beforeRdmaListen(InetAddress local) throws IOException {
+        ConnectService.prepare(connectService, () -> local);
     }
 
     /** What a new socket of {@code transport} is set to before the options its channel was given. */
@@ -54,9 +74,10 @@ final class Router {
             return Transport.TCP;
         }
         boolean bind = operation == Rules.Operation.BIND;
-        String problem = checks.problem(bind, address.getAddress());
+        UnsatisfiedLinkError missing = RdmaLibrary.loadFailure();
+        String problem = missing != null ? missing.getMessage() : checks.problem(bind, address.getAddress());
         if (problem == null) {
-            return Transport.RDMA;
+            return Transport.rdma();
         }
         if (rules.fallbackToTcp()) {
             return Transport.TCP;

@@ -1,6 +1,6 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
+import io.jrdma.ibverbs.internal.Fd;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -60,7 +60,7 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
                 InetSocketAddress bound = t.localAddress(fd);
                 if (t.isRdma()) {
                     // Accepted rsockets are served by librdmacm's connection service too.
-                    ConnectService.prepare(bound.getAddress());
+                    router.beforeRdmaListen(bound.getAddress());
                 }
                 t.listen(fd, backlog < 1 ? DEFAULT_BACKLOG : backlog);
                 return bound;
@@ -128,7 +128,7 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
                     if (fd >= 0 || !blocking) {
                         break;
                     }
-                    Poller.awaitSlice(s.fd(), rsocket_h.POLLIN(), idle);
+                    Fd.awaitSlice(s.transport()::look, s.fd(), Libc.POLLIN, idle);
                 }
             } finally {
                 s.release();
@@ -170,12 +170,12 @@ final class ServerSocketChannelImpl extends ServerSocketChannel implements Polla
 
     @Override
     protected void implConfigureBlocking(boolean block) {
-        // The native socket is non-blocking in both modes: blocking is the channel's waiting (see Poller).
+        // The native socket is non-blocking in both modes: blocking is the channel's waiting (Fd.awaitSlice).
     }
 
     @Override
     public int pollEvents(int ops) {
-        return (ops & SelectionKey.OP_ACCEPT) != 0 ? rsocket_h.POLLIN() : 0;
+        return (ops & SelectionKey.OP_ACCEPT) != 0 ? Libc.POLLIN : 0;
     }
 
     @Override

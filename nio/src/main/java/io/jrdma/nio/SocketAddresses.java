@@ -3,7 +3,6 @@ package io.jrdma.nio;
 import io.jrdma.bindings.rdmacm.sockaddr_in;
 import io.jrdma.bindings.rdmacm.sockaddr_in6;
 import io.jrdma.bindings.rdmacm.sockaddr_storage;
-import io.jrdma.bindings.rsocket.rsocket_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -41,7 +40,7 @@ final class SocketAddresses {
 
     /** The address family ({@code AF_INET} or {@code AF_INET6}) of {@code address}. */
     static int family(InetAddress address) {
-        return address instanceof Inet4Address ? rsocket_h.AF_INET() : rsocket_h.AF_INET6();
+        return address instanceof Inet4Address ? Libc.AF_INET : Libc.AF_INET6;
     }
 
     /** {@code address} as a C socket address in {@code arena}. */
@@ -50,13 +49,13 @@ final class SocketAddresses {
         byte[] bytes = ip.getAddress();
         if (ip instanceof Inet4Address) {
             MemorySegment sa = sockaddr_in.allocate(arena);
-            sockaddr_in.sin_family(sa, (short) rsocket_h.AF_INET());
+            sockaddr_in.sin_family(sa, (short) Libc.AF_INET);
             sa.set(PORT, sockaddr_in.sin_port$offset(), (short) address.getPort());
             MemorySegment.copy(bytes, 0, sa, ValueLayout.JAVA_BYTE, sockaddr_in.sin_addr$offset(), 4);
             return sa;
         }
         MemorySegment sa = sockaddr_in6.allocate(arena);
-        sockaddr_in6.sin6_family(sa, (short) rsocket_h.AF_INET6());
+        sockaddr_in6.sin6_family(sa, (short) Libc.AF_INET6);
         sa.set(PORT, sockaddr_in6.sin6_port$offset(), (short) address.getPort());
         MemorySegment.copy(bytes, 0, sa, ValueLayout.JAVA_BYTE, sockaddr_in6.sin6_addr$offset(), 16);
         sockaddr_in6.sin6_scope_id(sa, ((Inet6Address) ip).getScopeId());
@@ -71,12 +70,12 @@ final class SocketAddresses {
     /** The socket address C wrote into {@code sa} (from {@link #allocate}). */
     static InetSocketAddress decode(MemorySegment sa) throws UnknownHostException {
         int family = sockaddr_in.sin_family(sa);
-        if (family == rsocket_h.AF_INET()) {
+        if (family == Libc.AF_INET) {
             byte[] ip = sa.asSlice(sockaddr_in.sin_addr$offset(), 4).toArray(ValueLayout.JAVA_BYTE);
             return new InetSocketAddress(InetAddress.getByAddress(ip),
                     Short.toUnsignedInt(sa.get(PORT, sockaddr_in.sin_port$offset())));
         }
-        if (family == rsocket_h.AF_INET6()) {
+        if (family == Libc.AF_INET6) {
             byte[] ip = sa.asSlice(sockaddr_in6.sin6_addr$offset(), 16).toArray(ValueLayout.JAVA_BYTE);
             int scope = sockaddr_in6.sin6_scope_id(sa);
             InetAddress address = scope == 0 ? InetAddress.getByAddress(ip) : Inet6Address.getByAddress(null, ip, scope);

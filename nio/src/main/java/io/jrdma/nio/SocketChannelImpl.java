@@ -1,6 +1,6 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
+import io.jrdma.ibverbs.internal.Fd;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,6 +13,7 @@ import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NoConnectionPendingException;
@@ -26,21 +27,36 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A socket channel over an rsocket or a TCP socket, whichever the rules pick at its first bind or connect. The
- * native socket is always non-blocking; in blocking mode the channel waits with {@link Poller}.
+ * native socket is always non-blocking; in blocking mode the channel waits with {@link Fd#awaitSlice}.
  */
 final class SocketChannelImpl extends SocketChannel implements Pollable {
     private final Router router;
+    /** Has its own lock; a close takes only that one, so it never waits for a thread in this channel. */
     private final SocketSlot slot;
+    /** Held by the reading thread, and by a connecting or binding one once its transport is known. */
     private final ReentrantLock readLock = new ReentrantLock();
+    /** Held by the writing thread, and by a connecting or binding one once its transport is known. */
     private final ReentrantLock writeLock = new ReentrantLock();
+    /**
+     * Held by a thread that changes the fields below; taken after the read and write locks, and never held over a
+     * wait: not over a device check (seconds when a route does not resolve), nor over a blocking connect.
+     */
     private final Object stateLock = new Object();
+    /** Used under readLock. */
     private final IoVectors reads = new IoVectors();
+    /** Used under writeLock. */
     private final IoVectors writes = new IoVectors();
+    /** Written under stateLock; read without it. */
     private volatile State state;
+    /** Written under stateLock; read without it. */
     private volatile boolean inputShutdown;
+    /** Written under stateLock; read without it. */
     private volatile boolean outputShutdown;
+    /** Under stateLock. */
     private InetSocketAddress local;
+    /** Under stateLock. */
     private InetSocketAddress remote;
+    /** Under stateLock. */
     private SocketAdapter adapter;
 
     private enum State { UNCONNECTED, PENDING, CONNECTED }
@@ -123,7 +139,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     @Override
     public SocketChannel shutdownInput() throws IOException {
         synchronized (stateLock) {
-            inputShutdown = shutdown(inputShutdown, rsocket_h.SHUT_RD());
+            inputShutdown = shutdown(inputShutdown, Libc.SHUT_RD);
         }
         return this;
     }
@@ -131,7 +147,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     @Override
     public SocketChannel shutdownOutput() throws IOException {
         synchronized (stateLock) {
-            outputShutdown = shutdown(outputShutdown, rsocket_h.SHUT_WR());
+            outputShutdown = shutdown(outputShutdown, Libc.SHUT_WR);
         }
         return this;
     }
@@ -199,47 +215,90 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     @Override
     public boolean connect(SocketAddress address) throws IOException {
         InetSocketAddress isa = SocketAddresses.check(address);
-        readLock.lock();
-        writeLock.lock();
-        try {
-            NativeSocket s;
-            synchronized (stateLock) {
-                ensureOpen();
-                if (state == State.CONNECTED) {
-                    throw new AlreadyConnectedException();
-                }
-                if (state == State.PENDING) {
-                    throw new ConnectionPendingException();
-                }
-                try {
-                    Transport transport = local == null ? router.forConnect(isa) : slot.socket().transport();
-                    s = slot.prepare(transport, local == null ? SocketAddresses.family(isa.getAddress())
-                            : slot.socket().family(), router.presets(transport));
-                    if (s.transport().isRdma()) {
-                        ConnectService.prepare(isa.getAddress());
+        while (true) {
+            // The transport is decided, and checked with the connection manager, before any lock is taken: a close,
+            // an address query or a selector's work on this channel does not wait for that.
+            Transport transport = transportToConnect(isa);
+            readLock.lock();
+            writeLock.lock();
+            try {
+                NativeSocket s;
+                synchronized (stateLock) {
+                    ensureUnconnected();
+                    if (local != null && slot.socket().transport() != transport) {
+                        continue;   // bound meanwhile, to another kind: the bind decides, outside the locks again
                     }
-                    s.acquireOpen();
                     try {
-                        boolean connected = s.transport().connect(s.fd(), isa);
-                        slot.settle();
-                        remote = isa;
-                        state = State.PENDING;
-                        if (connected) {
-                            connected(s);
-                            return true;
+                        s = slot.prepare(transport, local == null ? SocketAddresses.family(isa.getAddress())
+                                : slot.socket().family(), router.presets(transport));
+                        s.acquireOpen();
+                        try {
+                            boolean connected = s.transport().connect(s.fd(), isa);
+                            slot.settle();
+                            remote = isa;
+                            state = State.PENDING;
+                            if (connected) {
+                                connected(s);
+                                return true;
+                            }
+                        } finally {
+                            s.release();
                         }
-                    } finally {
-                        s.release();
+                    } catch (IOException e) {
+                        close();
+                        throw e;
                     }
-                } catch (IOException e) {
-                    close();
-                    throw e;
                 }
+                return isBlocking() && awaitConnection(s);
+            } finally {
+                writeLock.unlock();
+                readLock.unlock();
             }
-            return isBlocking() && awaitConnection(s);
-        } finally {
-            writeLock.unlock();
-            readLock.unlock();
+        }
+    }
+
+    /**
+     * The transport a connect to {@code isa} takes, as the rules and device checks decide (or the bound socket's),
+     * and the connection service room made for it: waits, but holds no lock of this channel. A refusal closes the
+     * channel, as a failed connect does; a close meanwhile ends it with {@link AsynchronousCloseException}.
+     */
+    private Transport transportToConnect(InetSocketAddress isa) throws IOException {
+        Transport bound;
+        synchronized (stateLock) {
+            ensureUnconnected();
+            bound = local == null ? null : slot.socket().transport();
+        }
+        Transport transport = null;
+        IOException refused = null;
+        try {
+            transport = bound != null ? bound : router.forConnect(isa);
+            if (transport.isRdma()) {
+                router.beforeRdmaConnect(isa.getAddress());
+            }
+        } catch (IOException e) {
+            refused = e;
+        }
+        if (!isOpen()) {
+            // Closed by another thread while this one waited: that is the outcome, as for a blocking connect.
+            AsynchronousCloseException closed = new AsynchronousCloseException();
+            closed.initCause(refused);
+            throw closed;
+        }
+        if (refused != null) {
+            close();
+            throw refused;
+        }
+        return transport;
+    }
+
+    /** Throws unless this channel is open and neither connected nor connecting. The caller holds stateLock. */
+    private void ensureUnconnected() throws ClosedChannelException {
+        ensureOpen();
+        if (state == State.CONNECTED) {
+            throw new AlreadyConnectedException();
+        }
+        if (state == State.PENDING) {
+            throw new ConnectionPendingException();
         }
     }
 
@@ -264,7 +323,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             }
             s.acquireOpen();
             try {
-                return checkConnected(s, Poller.ready(s.fd(), rsocket_h.POLLOUT()));
+                return checkConnected(s, Fd.ready(s.transport()::look, s.fd(), Libc.POLLOUT));
             } finally {
                 s.release();
             }
@@ -282,7 +341,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         try {
             begin();
             for (int idle = 0; !done && isOpen(); idle++) {
-                done = checkConnected(s, Poller.awaitSlice(s.fd(), rsocket_h.POLLOUT(), idle));
+                done = checkConnected(s, Fd.awaitSlice(s.transport()::look, s.fd(), Libc.POLLOUT, idle));
             }
         } catch (IOException e) {
             failed = true;
@@ -360,7 +419,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             if (!anyRemaining(dsts, offset, length)) {
                 return 0;
             }
-            long n = transfer(rsocket_h.POLLIN(), s -> reads.read(s, dsts, offset, length));
+            long n = transfer(Libc.POLLIN, s -> reads.read(s, dsts, offset, length));
             return n == 0 ? -1 : n == Transport.UNAVAILABLE ? 0 : n;
         } finally {
             readLock.unlock();
@@ -396,7 +455,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             if (!any) {
                 return 0;
             }
-            long n = transfer(rsocket_h.POLLOUT(), write);
+            long n = transfer(Libc.POLLOUT, write);
             return n == Transport.UNAVAILABLE ? 0 : n;
         } finally {
             writeLock.unlock();
@@ -416,7 +475,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
      * One transfer; in blocking mode it waits for {@code events} until some bytes moved. The bytes moved (0 at the
      * end of the stream), or {@link Transport#UNAVAILABLE} in non-blocking mode when none could.
      */
-    private long transfer(int events, Transfer transfer) throws IOException {
+    private long transfer(short events, Transfer transfer) throws IOException {
         NativeSocket s = slot.socket();
         s.acquireOpen();
         long n = Transport.UNAVAILABLE;
@@ -430,7 +489,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                 if (n != Transport.UNAVAILABLE || !blocking) {
                     break;
                 }
-                Poller.awaitSlice(s.fd(), events, idle);
+                Fd.awaitSlice(s.transport()::look, s.fd(), events, idle);
             }
         } finally {
             s.release();
@@ -474,29 +533,29 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
 
     @Override
     protected void implConfigureBlocking(boolean block) {
-        // The native socket is non-blocking in both modes: blocking is the channel's waiting (see Poller).
+        // The native socket is non-blocking in both modes: blocking is the channel's waiting (Fd.awaitSlice).
     }
 
     @Override
     public int pollEvents(int ops) {
         int events = 0;
         if ((ops & SelectionKey.OP_READ) != 0) {
-            events |= rsocket_h.POLLIN();
+            events |= Libc.POLLIN;
         }
         if ((ops & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
-            events |= rsocket_h.POLLOUT();
+            events |= Libc.POLLOUT;
         }
         return events;
     }
 
     @Override
     public int readyOps(int revents, int interestOps) {
-        boolean failed = (revents & (rsocket_h.POLLERR() | rsocket_h.POLLHUP())) != 0;
+        boolean failed = (revents & (Libc.POLLERR | Libc.POLLHUP)) != 0;
         int ops = 0;
-        if (failed || (revents & rsocket_h.POLLIN()) != 0) {
+        if (failed || (revents & Libc.POLLIN) != 0) {
             ops |= SelectionKey.OP_READ;
         }
-        if (failed || (revents & rsocket_h.POLLOUT()) != 0) {
+        if (failed || (revents & Libc.POLLOUT) != 0) {
             ops |= state == State.PENDING ? SelectionKey.OP_CONNECT : SelectionKey.OP_WRITE;
         }
         return ops & interestOps;

@@ -1,11 +1,14 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
 import io.jrdma.ibverbs.internal.Errno;
+import io.jrdma.ibverbs.internal.Fd;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.BindException;
@@ -16,26 +19,12 @@ import java.net.NoRouteToHostException;
 /**
  * The socket calls of one kind of stream socket: librdmacm's rsockets ({@code rsocket}, {@code rbind}, ...) or the
  * kernel's TCP sockets ({@code socket}, {@code bind}, ...), whose signatures are the same. Every socket is made
- * non-blocking: channels in blocking mode wait with {@link Poller} instead, so that they can notice a close and
+ * non-blocking: channels in blocking mode wait with {@link Fd#awaitSlice} instead, so that they can notice a close and
  * give up a virtual thread's carrier.
  */
 final class Transport {
-    /** librdmacm's rsockets: the stream runs over an RDMA reliable connection. */
-    static final Transport RDMA = new Transport("rdma", "r", rsocket_h.rfcntl.makeInvoker().handle(),
-            rsocket_h.rfcntl.makeInvoker(rsocket_h.C_INT).handle(), new MemorySegment[] {
-        rsocket_h.rsocket$address(), rsocket_h.rbind$address(), rsocket_h.rlisten$address(),
-        rsocket_h.raccept$address(), rsocket_h.rconnect$address(), rsocket_h.rshutdown$address(),
-        rsocket_h.rclose$address(), rsocket_h.rreadv$address(), rsocket_h.rwritev$address(),
-        rsocket_h.rgetsockname$address(), rsocket_h.rgetpeername$address(), rsocket_h.rsetsockopt$address(),
-        rsocket_h.rgetsockopt$address(), rsocket_h.rrecv$address(), rsocket_h.rsend$address()});
     /** The kernel's TCP sockets. */
-    static final Transport TCP = new Transport("tcp", "", rsocket_h.fcntl.makeInvoker().handle(),
-            rsocket_h.fcntl.makeInvoker(rsocket_h.C_INT).handle(), new MemorySegment[] {
-        rsocket_h.socket$address(), rsocket_h.bind$address(), rsocket_h.listen$address(),
-        rsocket_h.accept$address(), rsocket_h.connect$address(), rsocket_h.shutdown$address(),
-        rsocket_h.close$address(), rsocket_h.readv$address(), rsocket_h.writev$address(),
-        rsocket_h.getsockname$address(), rsocket_h.getpeername$address(), rsocket_h.setsockopt$address(),
-        rsocket_h.getsockopt$address(), rsocket_h.recv$address(), rsocket_h.send$address()});
+    static final Transport TCP = new Transport("tcp", "", Libc.LOOKUP);
 
     /** What the reads and writes return when the socket has nothing to give or no room. */
     static final long UNAVAILABLE = -2;
@@ -57,43 +46,63 @@ final class Transport {
     private final MethodHandle getsockopt;
     private final MethodHandle recv;
     private final MethodHandle send;
+    private final MethodHandle poll;
     /** {@code fcntl(fd, F_GETFL)} and {@code fcntl(fd, F_SETFL, flags)}: variadic, so their own handles. */
     private final MethodHandle getFlags;
     private final MethodHandle setFlags;
 
-    /** {@code calls} in the order of the fields; the descriptors are the same for both kinds. */
-    private Transport(String name, String prefix, MethodHandle getFlags, MethodHandle setFlags,
-                      MemorySegment[] calls) {
+    /** The calls named {@code prefix} and the kernel's name ({@code r} and {@code socket}: {@code rsocket}). */
+    private Transport(String name, String prefix, SymbolLookup lookup) {
         this.name = name;
         this.prefix = prefix;
-        this.getFlags = getFlags;
-        this.setFlags = setFlags;
-        socket = Errno.capturing(calls[0], rsocket_h.socket$descriptor());
-        bind = Errno.capturing(calls[1], rsocket_h.bind$descriptor());
-        listen = Errno.capturing(calls[2], rsocket_h.listen$descriptor());
-        accept = Errno.capturing(calls[3], rsocket_h.accept$descriptor());
-        connect = Errno.capturing(calls[4], rsocket_h.connect$descriptor());
-        shutdown = Errno.capturing(calls[5], rsocket_h.shutdown$descriptor());
-        close = Errno.capturing(calls[6], rsocket_h.close$descriptor());
-        readv = Errno.capturing(calls[7], rsocket_h.readv$descriptor());
-        writev = Errno.capturing(calls[8], rsocket_h.writev$descriptor());
-        getsockname = Errno.capturing(calls[9], rsocket_h.getsockname$descriptor());
-        getpeername = Errno.capturing(calls[10], rsocket_h.getpeername$descriptor());
-        setsockopt = Errno.capturing(calls[11], rsocket_h.setsockopt$descriptor());
-        getsockopt = Errno.capturing(calls[12], rsocket_h.getsockopt$descriptor());
-        recv = Errno.capturing(calls[13], rsocket_h.recv$descriptor());
-        send = Errno.capturing(calls[14], rsocket_h.send$descriptor());
+        socket = call(lookup, "socket", Libc.INT_3INT);
+        bind = call(lookup, "bind", Libc.ADDRESS_IN);
+        listen = call(lookup, "listen", Libc.INT_INT_INT);
+        accept = call(lookup, "accept", Libc.ADDRESS_OUT);
+        connect = call(lookup, "connect", Libc.ADDRESS_IN);
+        shutdown = call(lookup, "shutdown", Libc.INT_INT_INT);
+        close = call(lookup, "close", Libc.INT_INT);
+        readv = call(lookup, "readv", Libc.VECTORED);
+        writev = call(lookup, "writev", Libc.VECTORED);
+        getsockname = call(lookup, "getsockname", Libc.ADDRESS_OUT);
+        getpeername = call(lookup, "getpeername", Libc.ADDRESS_OUT);
+        setsockopt = call(lookup, "setsockopt", Libc.SETSOCKOPT);
+        getsockopt = call(lookup, "getsockopt", Libc.GETSOCKOPT);
+        recv = call(lookup, "recv", Libc.BUFFERED);
+        send = call(lookup, "send", Libc.BUFFERED);
+        poll = call(lookup, "poll", Libc.POLL);
+        MemorySegment fcntl = lookup.findOrThrow(prefix + "fcntl");
+        getFlags = Libc.downcall(fcntl, Libc.INT_INT_INT, Linker.Option.firstVariadicArg(2));
+        setFlags = Libc.downcall(fcntl, Libc.INT_3INT, Linker.Option.firstVariadicArg(2));
     }
 
-    /** Whether this is {@link #RDMA}. */
+    private MethodHandle call(SymbolLookup lookup, String call, FunctionDescriptor shape) {
+        return Errno.capturing(lookup.findOrThrow(prefix + call), shape);
+    }
+
+    /**
+     * librdmacm's rsockets: the stream runs over an RDMA reliable connection. Made at the first call, which loads
+     * librdmacm.
+     *
+     * @throws UnsatisfiedLinkError if librdmacm cannot be loaded
+     */
+    static Transport rdma() {
+        return Rdma.TRANSPORT;
+    }
+
+    private static final class Rdma {
+        static final Transport TRANSPORT = new Transport("rdma", "r", RdmaLibrary.lookup());
+    }
+
+    /** Whether this is {@link #rdma()}. */
     boolean isRdma() {
-        return this == RDMA;
+        return !prefix.isEmpty();
     }
 
     /** A new non-blocking stream socket of {@code family}. */
     int socket(int family) throws IOException {
         // rsocket() of rdma-core before 63 takes no SOCK_NONBLOCK or SOCK_CLOEXEC in the type: fcntl does it.
-        int fd = call("socket", (state, arena) -> (int) socket.invokeExact(state, family, rsocket_h.SOCK_STREAM(), 0));
+        int fd = call("socket", (state, arena) -> (int) socket.invokeExact(state, family, Libc.SOCK_STREAM, 0));
         try {
             nonBlocking(fd);
         } catch (IOException e) {
@@ -118,7 +127,7 @@ final class Transport {
     int accept(int fd) throws IOException {
         int accepted = call("accept", (state, arena) -> {
             int rc = (int) accept.invokeExact(state, fd, MemorySegment.NULL, MemorySegment.NULL);
-            return rc < 0 && Errno.read(state) == rsocket_h.EAGAIN() ? NONE : rc;
+            return rc < 0 && Errno.read(state) == Libc.EAGAIN ? NONE : rc;
         });
         if (accepted >= 0) {
             // Neither a kernel socket nor (before rdma-core 63) an rsocket inherits O_NONBLOCK from its listener.
@@ -144,8 +153,8 @@ final class Transport {
 
     private void nonBlocking(int fd) throws IOException {
         try {
-            int flags = (int) getFlags.invokeExact(fd, rsocket_h.F_GETFL());
-            if (flags < 0 || (int) setFlags.invokeExact(fd, rsocket_h.F_SETFL(), flags | rsocket_h.O_NONBLOCK()) < 0) {
+            int flags = (int) getFlags.invokeExact(fd, Libc.F_GETFL);
+            if (flags < 0 || (int) setFlags.invokeExact(fd, Libc.F_SETFL, flags | Libc.O_NONBLOCK) < 0) {
                 throw new IOException(prefix + "fcntl: cannot make socket " + fd + " non-blocking");
             }
         } catch (Throwable t) {
@@ -158,13 +167,13 @@ final class Transport {
         return call("connect", (state, arena) -> {
             MemorySegment sa = SocketAddresses.encode(remote, arena);
             int rc = (int) connect.invokeExact(state, fd, sa, (int) sa.byteSize());
-            return rc < 0 && Errno.read(state) == rsocket_h.EINPROGRESS() ? NONE : rc;
+            return rc < 0 && Errno.read(state) == Libc.EINPROGRESS ? NONE : rc;
         }) == 0;
     }
 
     /** The error a connection under way ended with ({@code SO_ERROR}), or 0. */
     int pendingError(int fd) throws IOException {
-        return getInt(fd, rsocket_h.SOL_SOCKET(), rsocket_h.SO_ERROR());
+        return getInt(fd, Libc.SOL_SOCKET, Libc.SO_ERROR);
     }
 
     /** The exception for a connection that failed with {@code errno}, as {@link #pendingError} reports it. */
@@ -226,10 +235,40 @@ final class Transport {
             return n;
         }
         int errno = Errno.read(state);
-        if (errno == rsocket_h.EAGAIN() || errno == rsocket_h.EINTR()) {
+        if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
             return UNAVAILABLE;
         }
         throw failure(call, errno);
+    }
+
+    /**
+     * {@code poll} ({@code rpoll} for rsockets, which takes ordinary descriptors too) over {@code count} pollfds,
+     * without waiting ({@code forever} false) or until one has an event; the number ready, 0 when a signal came or
+     * none was ready. Never with another timeout: librdmacm before rdma-core 63 ("librdmacm: Fix rpoll in case of
+     * timeout") loses count of its waiting threads when a positive timeout runs out, after which every {@code rpoll}
+     * of the process that would wait spins without end. So a channel in blocking mode waits in turns of
+     * {@link Fd#awaitSlice} with {@link #look}, and a timed select waits for ever until a timer wakes it.
+     */
+    int poll(MemorySegment fds, long count, boolean forever, MemorySegment state) throws IOException {
+        int n;
+        try {
+            n = (int) poll.invokeExact(state, fds, count, forever ? -1 : 0);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        if (n < 0) {
+            int errno = Errno.read(state);
+            if (errno == Libc.EINTR) {
+                return 0;
+            }
+            throw failure("poll", errno);
+        }
+        return n;
+    }
+
+    /** {@link #poll} without waiting: the {@link Fd.Look} of this kind's sockets. */
+    int look(MemorySegment fds, long count, MemorySegment state) throws IOException {
+        return poll(fds, count, false, state);
     }
 
     InetSocketAddress localAddress(int fd) throws IOException {
@@ -293,13 +332,13 @@ final class Transport {
     /** The exception {@code java.net} would throw for {@code errno}, naming this kind's C call. */
     IOException failure(String call, int errno) {
         String message = prefix + call + ": " + Errno.name(errno) + " (" + Errno.describe(errno) + ")";
-        if (errno == rsocket_h.ECONNREFUSED() || errno == rsocket_h.ETIMEDOUT()) {
+        if (errno == Libc.ECONNREFUSED || errno == Libc.ETIMEDOUT) {
             return new ConnectException(message);
         }
-        if (errno == rsocket_h.EADDRINUSE() || errno == rsocket_h.EADDRNOTAVAIL()) {
+        if (errno == Libc.EADDRINUSE || errno == Libc.EADDRNOTAVAIL) {
             return new BindException(message);
         }
-        if (errno == rsocket_h.EHOSTUNREACH() || errno == rsocket_h.ENETUNREACH()) {
+        if (errno == Libc.EHOSTUNREACH || errno == Libc.ENETUNREACH) {
             return new NoRouteToHostException(message);
         }
         return new IOException(message);

@@ -46,8 +46,8 @@ class BufferSizeTest {
         assertEquals(Map.of(StandardSocketOptions.SO_SNDBUF, 4096, StandardSocketOptions.SO_RCVBUF, 4096),
                 BufferSize.rsocketOptions(8192));
         assertEquals(Map.of(), BufferSize.rsocketOptions(BufferSize.DEFAULT));
-        Router router = new Router(Rules.parse("", "test", false), 8192);
+        Router router = new Router(Rules.parse("", "test", false), 8192, ConnectService.Mode.OFF);
         assertEquals(Map.of(), router.presets(Transport.TCP));
-        assertEquals(BufferSize.rsocketOptions(8192), router.presets(Transport.RDMA));
+        assertEquals(BufferSize.rsocketOptions(8192), router.presets(Transport.rdma()));
     }
 }

@@ -15,6 +15,8 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
@@ -55,6 +57,8 @@ final class ChannelContract {
                 Arguments.of("closing a channel while another thread selects on it or reads it",
                         (Check) ChannelContract::closeWhileSelectingAndReading),
                 Arguments.of("an interrupt closes a blocked channel", (Check) ChannelContract::interruptWhileReading),
+                Arguments.of("virtual threads blocked reading leave the carriers free",
+                        (Check) ChannelContract::virtualReadersLeaveCarriersFree),
                 Arguments.of("a non-blocking read returns 0 until data comes", (Check) ChannelContract::nonBlockingReads),
                 Arguments.of("shutdowns end one direction each", (Check) ChannelContract::shutdowns),
                 Arguments.of("a refused connection fails and closes the channel",
@@ -109,6 +113,53 @@ final class ChannelContract {
             reader.interrupt();
             assertEquals(ClosedByInterruptException.class, Echo.await(reading).getClass());
             assertFalse(client.isOpen());
+        }
+    }
+
+    /**
+     * More virtual threads than there are carriers block reading channels that get nothing, and another virtual
+     * thread's echo still comes back: a wait that held its carrier in native code would hold them all, and the echo
+     * would never run. The readers then end with {@link AsynchronousCloseException} as their channels close.
+     */
+    static void virtualReadersLeaveCarriersFree(RdmaSelectorProvider provider, ServerSocketChannel server)
+            throws Exception {
+        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
+                Runtime.getRuntime().availableProcessors());
+        List<SocketChannel> channels = new ArrayList<>();
+        List<CompletableFuture<Throwable>> readings = new ArrayList<>();
+        try {
+            for (int i = 0; i <= carriers; i++) {
+                SocketChannel client = provider.openSocketChannel();
+                channels.add(client);
+                client.connect(server.getLocalAddress());
+                channels.add(server.accept());
+                CompletableFuture<Throwable> reading = new CompletableFuture<>();
+                readings.add(reading);
+                awaitWaiting(Thread.ofVirtual().start(() -> reading.complete(
+                        assertThrows(IOException.class, () -> client.read(ByteBuffer.allocate(1))))));
+            }
+            CompletableFuture<Long> echoed = Echo.serveBlocking(server);
+            try (SocketChannel client = provider.openSocketChannel()) {
+                client.connect(server.getLocalAddress());
+                CompletableFuture<Void> roundTrip = new CompletableFuture<>();
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        Echo.roundTripBlocking(client, 4096);
+                        roundTrip.complete(null);
+                    } catch (Throwable t) {
+                        roundTrip.completeExceptionally(t);
+                    }
+                });
+                Echo.await(roundTrip);
+            }
+            Echo.await(echoed);
+        } finally {
+            for (SocketChannel channel : channels) {
+                channel.close();
+            }
+        }
+        for (CompletableFuture<Throwable> reading : readings) {
+            assertEquals(AsynchronousCloseException.class, Echo.await(reading).getClass());
         }
     }
 

@@ -25,8 +25,18 @@ record ChildJvm(int status, String output, List<Path> hsErrs) {
     /** Runs {@code mainClass} with {@code args} and the JVM {@code options}; killed after {@code seconds}. */
     static ChildJvm run(Class<?> mainClass, int seconds, List<String> options, String... args)
             throws IOException, InterruptedException {
+        return run(List.of(), mainClass, seconds, options, args);
+    }
+
+    /**
+     * {@link #run(Class, int, List, String...)} through {@code launcher}, a command that ends by running the rest
+     * of its arguments (e.g. {@code unshare}).
+     */
+    static ChildJvm run(List<String> launcher, Class<?> mainClass, int seconds, List<String> options, String... args)
+            throws IOException, InterruptedException {
         Path errors = Files.createTempDirectory("jrdma-nio-hs-err");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-XX:ErrorFile=" + errors.resolve("hs_err_%p.log")));
         command.addAll(options);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));

@@ -1,7 +1,7 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
 import io.jrdma.ibverbs.Device;
+import io.jrdma.ibverbs.internal.Fd;
 import io.jrdma.junit.RdmaDeviceTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -237,9 +237,9 @@ class NioFaultsDeviceTest {
 
     /** Returns once bytes wait to be read on {@code channel}, or fails. */
     private static void awaitReadable(SocketChannel channel) throws IOException, InterruptedException {
-        int fd = ((SocketChannelImpl) channel).nativeSocket().fd();
+        NativeSocket socket = ((SocketChannelImpl) channel).nativeSocket();
         long start = System.nanoTime();
-        while (Poller.ready(fd, rsocket_h.POLLIN()) == 0) {
+        while (Fd.ready(socket.transport()::look, socket.fd(), Libc.POLLIN) == 0) {
             assertTrue(System.nanoTime() - start < DEADLINE_NANOS, "nothing came");
             Thread.sleep(1);
         }

@@ -1,6 +1,5 @@
 package io.jrdma.nio;
 
-import io.jrdma.bindings.rsocket.rsocket_h;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -34,7 +33,7 @@ class PollSelectorTest {
         List<AtomicBoolean> closed = new ArrayList<>();
         try (Selector selector = provider.openSelector()) {
             for (int i = 0; i < 2; i++) {
-                int family = rsocket_h.AF_INET();
+                int family = Libc.AF_INET;
                 FailingChannel channel = new FailingChannel(provider,
                         new NativeSocket(Transport.TCP, Transport.TCP.socket(family), family), calls);
                 channels.add(channel);
@@ -116,7 +115,7 @@ class PollSelectorTest {
             if (calls.incrementAndGet() == 2) {
                 throw new IllegalStateException("the second poll events of the test");
             }
-            return rsocket_h.POLLIN();
+            return Libc.POLLIN;
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.jrdma.ibverbs.internal;
 
 import io.jrdma.ibverbs.RdmaException;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -12,16 +13,19 @@ import java.lang.invoke.MethodHandle;
 import java.time.Duration;
 
 /**
- * Waiting on the file descriptors of completion and event channels with poll(2): bounded slices, so that a
- * waiting thread notices interruption within {@link #SLICE_MILLIS} ms. A virtual thread never blocks in poll(2),
- * which would pin its carrier for the whole slice (a few waiters would starve every other virtual thread): it checks
- * without blocking and sleeps between checks, a little longer each time up to {@link #VIRTUAL_MAX_SLEEP_NANOS}.
+ * The project's one poller: waiting on file descriptors with poll(2), or with a call of its shape (librdmacm's
+ * {@code rpoll}, for jrdma-nio's rsockets). A platform thread waiting on a completion or event channel blocks in
+ * poll(2) for bounded slices, so that it notices interruption within {@link #SLICE_MILLIS} ms. A virtual thread
+ * never blocks in poll(2), which would pin its carrier for the whole slice (a few waiters would starve every other
+ * virtual thread), and neither does a wait whose call must not be given a timeout ({@link #awaitSlice}): they look
+ * without waiting and pause between looks, {@link #pause} growing from 10 µs to {@link #MAX_PAUSE}.
  */
 @SuppressWarnings("restricted")
 public final class Fd {
     static final int SLICE_MILLIS = 50;
-    static final long VIRTUAL_MAX_SLEEP_NANOS = 2_000_000;
-    private static final long VIRTUAL_FIRST_SLEEP_NANOS = 20_000;
+    /** The longest pause between two looks. */
+    static final Duration MAX_PAUSE = Duration.ofMillis(1);
+    private static final long FIRST_PAUSE_NANOS = 10_000;
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MemoryLayout POLLFD = MemoryLayout.structLayout(
             ValueLayout.JAVA_INT.withName("fd"), ValueLayout.JAVA_SHORT.withName("events"),
@@ -61,16 +65,14 @@ public final class Fd {
             MemorySegment pfd = arena.allocate(POLLFD);
             MemorySegment state = Errno.allocateState(arena);
             boolean virtual = Thread.currentThread().isVirtual();
-            long sleep = VIRTUAL_FIRST_SLEEP_NANOS;
-            // A zero timeout still looks once: an event loop checks without waiting.
-            boolean looked = false;
-            while (true) {
+            // A zero timeout still looks once (idle 0): an event loop checks without waiting.
+            for (int idle = 0; ; idle++) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while waiting on fd " + fd);
                 }
                 stillOpen.run();
                 long left = deadline - System.nanoTime();
-                if (left <= 0 && looked) {
+                if (left <= 0 && idle > 0) {
                     return false;
                 }
                 pfd.set(ValueLayout.JAVA_INT, 0, fd);
@@ -78,7 +80,6 @@ public final class Fd {
                 pfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
                 int slice = virtual || left <= 0 ? 0 : (int) Math.min(SLICE_MILLIS, Math.max(1, left / 1_000_000));
                 int rc = (int) POLL.invokeExact(state, pfd, 1L, slice);
-                looked = true;
                 if (rc > 0) {
                     return true;
                 }
@@ -86,8 +87,7 @@ public final class Fd {
                     throw new IllegalStateException("poll(2) on fd " + fd + " failed: " + Errno.name(Errno.read(state)));
                 }
                 if (virtual && left > 0) {
-                    Thread.sleep(Duration.ofNanos(Math.min(sleep, left)));
-                    sleep = Math.min(sleep * 2, VIRTUAL_MAX_SLEEP_NANOS);
+                    Thread.sleep(Duration.ofNanos(Math.min(pause(idle).toNanos(), left)));
                 }
             }
         } catch (InterruptedException | RuntimeException e) {
@@ -95,6 +95,54 @@ public final class Fd {
         } catch (Throwable t) {
             throw DataPath.rethrow(t);
         }
+    }
+
+    /** A look at pollfds that does not wait: poll(2) with a timeout of 0, or a call of its shape. */
+    @FunctionalInterface
+    public interface Look {
+        /**
+         * Fills in the returned events of the {@code count} pollfds at {@code fds}; how many have some, 0 if none
+         * has (or a signal came).
+         *
+         * @param errnoState an errno capture state ({@link Errno#allocateState}) for the call
+         * @throws IOException if the call failed
+         */
+        int look(MemorySegment fds, long count, MemorySegment errnoState) throws IOException;
+    }
+
+    /** The events of {@code events} that {@code fd} has now, as {@code look} sees them, without waiting. */
+    public static int ready(Look look, int fd, short events) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pfd = arena.allocate(POLLFD);
+            pfd.set(ValueLayout.JAVA_INT, 0, fd);
+            pfd.set(ValueLayout.JAVA_SHORT, 4, events);
+            look.look(pfd, 1, Errno.allocateState(arena));
+            return pfd.get(ValueLayout.JAVA_SHORT, 6);
+        }
+    }
+
+    /**
+     * One turn of a wait that never blocks in the call (a call that must not be given a timeout, as librdmacm's
+     * {@code rpoll} before rdma-core 63): the events of {@code events} that {@code fd} has now, or 0 after a
+     * {@link #pause} if none; {@code idle} counts the turns this wait made before. An interrupt ends the pause and
+     * stays set, for the caller's close-on-interrupt to see; the caller notices a close at its next turn.
+     */
+    public static int awaitSlice(Look look, int fd, short events, int idle) throws IOException {
+        int revents = ready(look, fd, events);
+        if (revents == 0) {
+            try {
+                Thread.sleep(pause(idle));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return revents;
+    }
+
+    /** The pause after {@code idle} looks that found nothing: 10 µs, doubling each, up to {@link #MAX_PAUSE}. */
+    public static Duration pause(int idle) {
+        Duration pause = Duration.ofNanos(FIRST_PAUSE_NANOS << Math.min(idle, 20));
+        return pause.compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause;
     }
 
     /** A non-blocking read of one event: 0 when it got one, else non-zero with errno in the capture state. */
