@@ -117,6 +117,8 @@ public final class Endpoint implements AutoCloseable {
     long lastActivity;
     /** When a connecting endpoint gives up (System.nanoTime). */
     long connectDeadline;
+    /** When it was disconnected (System.nanoTime), for the drain before its release. */
+    private long disconnectedAt;
     private boolean graceful;
     private Throwable failure;
     private volatile byte[] peerData = new byte[0];
@@ -789,6 +791,7 @@ public final class Endpoint implements AutoCloseable {
         }
         boolean wasConnecting = state == State.CONNECTING;
         state = State.DISCONNECTED;
+        disconnectedAt = System.nanoTime();
         if (failure == null) {
             failure = cause;
         }
@@ -829,8 +832,14 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    private void maybeRelease() {
-        if (state == State.DISCONNECTED && free == freeSlots.length) {
+    /**
+     * Releases the endpoint once it is disconnected, nothing of it is in flight, and {@link Worker#DRAIN} has passed
+     * since it was disconnected: a message the peer sent before its disconnect (acknowledged, so the peer counts it
+     * delivered) may reach the shared completion queue after the connection manager's {@code DISCONNECTED}, and the
+     * endpoint must still be known by its queue pair then to hand it over.
+     */
+    void maybeRelease() {
+        if (state == State.DISCONNECTED && free == freeSlots.length && System.nanoTime() - disconnectedAt >= Worker.DRAIN) {
             state = State.CLOSED;
             worker.releaseEndpoint(this);
             closed.complete(null);

@@ -66,6 +66,8 @@ public final class Worker implements AutoCloseable {
     private static final int CHECK_EVERY = 64;
     private static final long TIMER_NANOS = 1_000_000;
     private static final long IDLE_TIMER_NANOS = 50_000_000;
+    /** How long a disconnected endpoint stays known to its late receive completions (see Endpoint.maybeRelease). */
+    static final long DRAIN = 50_000_000;
     /** How long route resolution, and an accepted connection's wait for the peer's confirmation, may take. */
     private static final Duration CM_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
@@ -519,7 +521,7 @@ public final class Worker implements AutoCloseable {
         boolean write = wcs.opcode(i) == WcOpcode.RECV_RDMA_WITH_IMM;
         m.arrived(ep, wcs.byteLength(i), wcs.hasImmediate(i), wcs.immediate(i), write);
         Endpoint.State state = ep.state;
-        if (state != Endpoint.State.OPEN && state != Endpoint.State.CLOSING && state != Endpoint.State.CONNECTING) {
+        if (state == Endpoint.State.CLOSED) {
             m.drop();
             return;
         }
@@ -677,6 +679,10 @@ public final class Worker implements AutoCloseable {
         for (Endpoint ep : endpoints) {
             if (ep != null && ep.state == Endpoint.State.CONNECTING && now - ep.connectDeadline > 0) {
                 ep.abortNow(new EndpointException(ep + " was not connected in time"));
+            }
+            if (ep != null && ep.state == Endpoint.State.DISCONNECTED) {
+                ep.maybeRelease();
+                pending = true;
             }
             if (ep == null || ep.state == Endpoint.State.CONNECTING || ep.state == Endpoint.State.CLOSED) {
                 continue;
