@@ -122,6 +122,8 @@ public final class Endpoint implements AutoCloseable {
     private boolean graceful;
     private Throwable failure;
     private volatile byte[] peerData = new byte[0];
+    /** On the connecting side, the application's private data for the connect request. */
+    byte[] connectData;
     /** On the accepting side, the handshake of the connect request, until the connection is established. */
     Handshake peerHandshake;
 

@@ -324,7 +324,7 @@ public final class Worker implements AutoCloseable {
                         result.complete(e);
                     }
                 });
-                pendingConnects.put(ep, data);
+                ep.connectData = data;
                 ep.id.resolveAddress(new InetSocketAddress(address, 0), server, timeout);
             } catch (IOException | RuntimeException e) {
                 result.completeExceptionally(e);
@@ -332,8 +332,6 @@ public final class Worker implements AutoCloseable {
         });
         return result;
     }
-
-    private final Map<Endpoint, byte[]> pendingConnects = new IdentityHashMap<>();
 
     /**
      * Listens on {@code local} (port 0 picks one), from any thread; {@code handler} gets every connect request on the
@@ -727,7 +725,7 @@ public final class Worker implements AutoCloseable {
                 }
                 case ROUTE_RESOLVED -> {
                     createQueuePair(ep);
-                    Handshake mine = handshake(ep, pendingConnects.remove(ep));
+                    Handshake mine = handshake(ep, ep.connectData);
                     ep.id.connect(ConnectionParameters.defaults()
                             .withResources(options.readDepth(), options.readDepth())
                             .withRetryCount(options.retryCount()).withRnrRetryCount(0)
@@ -840,7 +838,7 @@ public final class Worker implements AutoCloseable {
 
     private Handshake handshake(Endpoint ep, byte[] application) {
         return new Handshake(options.credits(), options.readDepth(), options.messageSize(), words.remoteKey(),
-                words.address() + (long) ep.index * WORD_STRIDE, application == null ? new byte[0] : application);
+                words.address() + (long) ep.index * WORD_STRIDE, application);
     }
 
     /** The endpoint is disconnected and nothing of it is in flight: its queue pair and id go. */
@@ -850,7 +848,6 @@ public final class Worker implements AutoCloseable {
             closeQuietly(ep.qp);
         }
         ids.remove(ep.id);
-        pendingConnects.remove(ep);
         closeQuietly(ep.id);
         endpoints[ep.index] = null;
         freeIndexes[freeIndexCount++] = ep.index;
