@@ -81,7 +81,7 @@ public final class BufferPool {
                 throw new IllegalStateException("the buffer pool is closed");
             }
             region = hugePages ? pd.allocateHugePages((chunk + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE,
-                    Access.LOCAL_WRITE) : pd.allocate(chunk, Access.LOCAL_WRITE);
+                    Access.LOCAL_WRITE, Access.MW_BIND) : pd.allocate(chunk, Access.LOCAL_WRITE, Access.MW_BIND);
             chunks.add(region);
         }
         int n = (int) (chunk / size);

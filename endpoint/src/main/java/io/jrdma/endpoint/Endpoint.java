@@ -58,11 +58,18 @@ public final class Endpoint implements AutoCloseable {
     static final int CAS = 5;
     static final int FAA = 6;
     static final int CREDIT = 7;
+    // The steps of a large message (see Rendezvous).
+    static final int RDV_BIND = 8;
+    static final int RDV_ENTRY = 9;
+    static final int RDV_RING = 10;
+    static final int RDV_READ = 11;
+    static final int RDV_INVALIDATE = 12;
     private static final SendOpcode[] OPCODES = {SendOpcode.SEND, SendOpcode.SEND_WITH_IMM, SendOpcode.RDMA_WRITE,
         SendOpcode.RDMA_WRITE_WITH_IMM, SendOpcode.RDMA_READ, SendOpcode.ATOMIC_CMP_AND_SWP,
         SendOpcode.ATOMIC_FETCH_AND_ADD, SendOpcode.RDMA_WRITE};
     private static final String[] NAMES = {"send", "send with immediate", "RDMA write", "RDMA write with immediate",
-        "RDMA read", "compare-and-swap", "fetch-and-add", "credit update"};
+        "RDMA read", "compare-and-swap", "fetch-and-add", "credit update", "large message's window bind",
+        "mailbox entry", "mailbox ring", "large message's read", "large message's window invalidation"};
 
     enum State { CONNECTING, OPEN, CLOSING, DISCONNECTED, CLOSED }
 
@@ -99,6 +106,8 @@ public final class Endpoint implements AutoCloseable {
     private final int[] lengths;
     private final OperationHandler<?>[] handlers;
     private final Object[] attachments;
+    /** The local memory of each operation in flight, which an arena's close waits for (see RegistrationCache). */
+    private final MemoryRegion[] regions;
     private final int[] freeSlots;
     private int free;
     private int readsInFlight;
@@ -111,6 +120,7 @@ public final class Endpoint implements AutoCloseable {
     /** Messages of the peer's that the application holds. */
     int unreleased;
     private final ArrayDeque<Pending> backlog = new ArrayDeque<>();
+    final Rendezvous rendezvous;
     /** A try was refused: tell the handler once it can go on. */
     private boolean refused;
     boolean waitingForCredits;
@@ -136,6 +146,8 @@ public final class Endpoint implements AutoCloseable {
         this.lengths = new int[slots];
         this.handlers = new OperationHandler<?>[slots];
         this.attachments = new Object[slots];
+        this.regions = new MemoryRegion[slots];
+        this.rendezvous = new Rendezvous(this, worker);
         this.freeSlots = new int[slots];
         for (int i = 0; i < slots; i++) {
             freeSlots[free++] = slots - 1 - i;
@@ -167,13 +179,19 @@ public final class Endpoint implements AutoCloseable {
     // ---- the future flavour -------------------------------------------------------------------------------------
 
     /**
-     * Sends {@code length} bytes of {@code region} from {@code offset} as one message.
+     * Sends {@code length} bytes of {@code region} from {@code offset} as one message. A message larger than the
+     * peer's receive buffers goes by rendezvous: the peer reads it through a memory window over exactly its bytes,
+     * which needs a region registered with {@link io.jrdma.ibverbs.Access#MW_BIND} (pooled buffers and the
+     * {@link Worker#registrations() registration cache}'s are), and completes once the peer has read it.
      *
      * @param region the registered memory, of the worker's protection domain
      * @param offset where the message starts in it
-     * @param length the message's length, at most the peer's message size
+     * @param length the message's length, 1 byte to 16 MiB
      * @return completes with {@code length} once the peer acknowledged the message
-     * @throws IllegalArgumentException if the range is outside the region or the region is of another domain
+     * @throws IllegalArgumentException if the range is outside the region, the region is of another domain, or
+     *                                  the length is 0 or above 16 MiB (a message of no bytes needs an immediate
+     *                                  value); the future fails with it if a region without MW_BIND holds a
+     *                                  message larger than the peer's buffers
      * @throws IllegalStateException    if the endpoint is closing or closed
      */
     public CompletableFuture<Long> send(MemoryRegion region, long offset, int length) {
@@ -559,8 +577,19 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    /** Posts what waits in the backlog, in order, while the peer's credits and the queue slots allow. */
+    /**
+     * Posts the large messages' reads and answers that wait, then what waits in the backlog, in order, while the
+     * peer's credits and the queue slots allow.
+     */
     void drainBacklog() {
+        if (state == State.OPEN || state == State.CLOSING) {
+            try {
+                rendezvous.post();
+            } catch (RdmaException | RuntimeException e) {
+                fail(e);
+                return;
+            }
+        }
         while (!backlog.isEmpty() && (state == State.OPEN || state == State.CLOSING) && post(backlog.peek())) {
             backlog.poll();
         }
@@ -604,9 +633,13 @@ public final class Endpoint implements AutoCloseable {
             if (length < 0 || offset < 0 || offset > region.length() - length) {
                 throw new IllegalArgumentException("[" + offset + ", +" + length + ") is outside " + region);
             }
-            if ((kind == SEND || kind == SEND_IMM) && peerMessageSize > 0 && length > peerMessageSize) {
-                throw new IllegalArgumentException("a message of " + length + " bytes; the peer's receive buffers "
-                        + "hold " + peerMessageSize);
+            if ((kind == SEND || kind == SEND_IMM) && length > Rendezvous.MAX_MESSAGE) {
+                throw new IllegalArgumentException("a message of " + length + " bytes; at most "
+                        + Rendezvous.MAX_MESSAGE + " go by rendezvous");
+            }
+            if (kind == SEND && length == 0) {
+                // A send of no bytes and no immediate value is the rendezvous doorbell.
+                throw new IllegalArgumentException("a message of no bytes: send one with an immediate value");
             }
         }
         if (kind >= WRITE && kind <= FAA) {
@@ -624,6 +657,81 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
+    /** Whether an operation in flight or in the backlog uses {@code region}; the worker's thread. */
+    boolean uses(MemoryRegion region) {
+        for (MemoryRegion r : regions) {
+            if (r == region) {
+                return true;
+            }
+        }
+        for (Pending p : backlog) {
+            if (p.region == region) {
+                return true;
+            }
+        }
+        return rendezvous.uses(region);
+    }
+
+    // ---- what Rendezvous uses -----------------------------------------------------------------------------------
+
+    int freeSlots() {
+        return free;
+    }
+
+    /** Takes a queue slot for one of the worker's own requests, which no application handler waits for. */
+    int takeSlot(int kind, int length, MemoryRegion region) {
+        int slot = freeSlots[--free];
+        kinds[slot] = kind;
+        lengths[slot] = length;
+        regions[slot] = region;
+        return slot;
+    }
+
+    void releaseSlot(int slot) {
+        release(slot);
+    }
+
+    void attach(int slot, Object attachment) {
+        attachments[slot] = attachment;
+    }
+
+    boolean readSlotFree() {
+        return readsInFlight < readDepth;
+    }
+
+    void readPosted() {
+        readsInFlight++;
+    }
+
+    void messageSent() {
+        sent++;
+    }
+
+    /** Where the peer's mailbox entry for large message number {@code sequence} (1, 2, ...) is. */
+    long peerMailbox(long sequence) {
+        return peerWordAddress + Worker.MAILBOX + (sequence - 1) % peerCredits * Rendezvous.ENTRY;
+    }
+
+    int peerWordKey() {
+        return peerWordKey;
+    }
+
+    <A> void operationCompleted(OperationHandler<A> h, long value, A attachment) {
+        try {
+            h.completed(value, attachment);
+        } catch (Throwable t) {
+            userCodeFailed("completed", t);
+        }
+    }
+
+    <A> void operationFailed(OperationHandler<A> h, Throwable failure, A attachment) {
+        try {
+            h.failed(failure, attachment);
+        } catch (Throwable t) {
+            userCodeFailed("failed", t);
+        }
+    }
+
     int credits() {
         return (int) (worker.peerReleased(index) + peerCredits - sent);
     }
@@ -635,6 +743,13 @@ public final class Endpoint implements AutoCloseable {
     private boolean post(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
                          long remoteOffset, long a, long b, int imm, OperationHandler<?> opHandler,
                          Object attachment) throws RdmaException {
+        if ((kind == SEND || kind == SEND_IMM) && length > peerMessageSize) {
+            if (freeSlots.length <= Rendezvous.SLOTS + 1) {
+                throw new IllegalArgumentException("a message of " + length + " bytes goes by rendezvous, which needs "
+                        + "a send depth of at least " + Rendezvous.SLOTS);
+            }
+            return rendezvous.send(region, offset, length, kind == SEND_IMM, imm, opHandler, attachment);
+        }
         boolean message = kind == SEND || kind == SEND_IMM || kind == WRITE_IMM;
         boolean readLike = kind == READ || kind == CAS || kind == FAA;
         if (free <= 1 || (readLike && readsInFlight >= readDepth)) {
@@ -649,6 +764,7 @@ public final class Endpoint implements AutoCloseable {
         lengths[slot] = length;
         handlers[slot] = opHandler;
         attachments[slot] = attachment;
+        regions[slot] = region;
         try {
             worker.post(this, slot, OPCODES[kind], region, offset, length, remote, remoteOffset, a, b, imm);
         } catch (RdmaException | RuntimeException e) {
@@ -713,6 +829,7 @@ public final class Endpoint implements AutoCloseable {
     private void release(int slot) {
         handlers[slot] = null;
         attachments[slot] = null;
+        regions[slot] = null;
         freeSlots[free++] = slot;
     }
 
@@ -725,7 +842,7 @@ public final class Endpoint implements AutoCloseable {
         int length = lengths[slot];
         release(slot);
         lastActivity = worker.now();
-        if (kind == READ || kind == CAS || kind == FAA) {
+        if (kind == READ || kind == CAS || kind == FAA || kind == RDV_READ) {
             readsInFlight--;
         }
         if (kind == CREDIT) {
@@ -733,11 +850,7 @@ public final class Endpoint implements AutoCloseable {
         }
         if (status == WcStatus.SUCCESS) {
             if (h != null) {
-                try {
-                    h.completed(kind == CAS || kind == FAA ? atomicResult : length, attachment);
-                } catch (Throwable t) {
-                    userCodeFailed("completed", t);
-                }
+                operationCompleted(h, kind == CAS || kind == FAA ? atomicResult : length, attachment);
             }
         } else {
             EndpointException e = new EndpointException(NAMES[kind] + " on " + this + " failed: "
@@ -746,12 +859,13 @@ public final class Endpoint implements AutoCloseable {
                 fail(e);
             }
             if (h != null) {
-                try {
-                    h.failed(e, attachment);
-                } catch (Throwable t) {
-                    userCodeFailed("failed", t);
-                }
+                operationFailed(h, e, attachment);
             }
+        }
+        if (kind == RDV_READ) {
+            rendezvous.readCompleted((Rendezvous.Incoming) attachment, status);
+        } else if (kind == RDV_INVALIDATE) {
+            rendezvous.invalidated((Rendezvous.Outgoing) attachment, status);
         }
         if (state == State.OPEN || state == State.CLOSING) {
             try {
@@ -816,13 +930,14 @@ public final class Endpoint implements AutoCloseable {
                 }
             }
         }
+        rendezvous.abort(cause);
         connected.completeExceptionally(cause);
         maybeRelease();
     }
 
     /** A graceful close goes on once nothing is queued or in flight. */
     private void maybeFinishClosing() {
-        if (state == State.CLOSING && graceful && backlog.isEmpty() && free == freeSlots.length) {
+        if (state == State.CLOSING && graceful && backlog.isEmpty() && free == freeSlots.length && rendezvous.idle()) {
             abortNow(new EndpointException(this + " is closed"));
         }
     }

@@ -18,6 +18,8 @@ public final class ReceivedMessage {
     private final int slot;
     private final MemorySegment buffer;
     private final AtomicBoolean held = new AtomicBoolean();
+    /** A large message's pooled buffer, which its release gives back; null for the receive queue's buffers. */
+    private Buffer large;
     Endpoint endpoint;
     private int length;
     private int immediate;
@@ -28,6 +30,14 @@ public final class ReceivedMessage {
         this.worker = worker;
         this.slot = slot;
         this.buffer = buffer;
+    }
+
+    /** A large message, read into a pooled buffer (see Rendezvous). */
+    static ReceivedMessage large(Worker worker, Endpoint from, Rendezvous.Incoming in) {
+        ReceivedMessage m = new ReceivedMessage(worker, -1, in.buffer.segment());
+        m.large = in.buffer;
+        m.arrived(from, in.advert.length(), in.advert.hasImmediate(), in.advert.immediate(), false);
+        return m;
     }
 
     void arrived(Endpoint from, int bytes, boolean withImmediate, int imm, boolean write) {
@@ -100,13 +110,21 @@ public final class ReceivedMessage {
         if (!held.compareAndSet(true, false)) {
             throw new IllegalStateException("the message was released already");
         }
-        worker.released(this);
+        giveBack();
     }
 
     /** Releases a message the application never saw (no handler, or a closed endpoint). */
     void drop() {
         held.set(false);
-        worker.released(this);
+        giveBack();
+    }
+
+    private void giveBack() {
+        if (large != null) {
+            large.close();   // the pool is thread-safe, and the credit went back with the ring
+        } else {
+            worker.released(this);
+        }
     }
 
     int slot() {

@@ -5,6 +5,7 @@ import io.jrdma.ibverbs.CompletionChannel;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.MemoryWindow;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
@@ -36,6 +37,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,7 +77,13 @@ public final class Worker implements AutoCloseable {
     private static final Duration CLOSE_TURN = Duration.ofMillis(10);
     /** The credit words and atomic results: aligned, so that the worker can read what the device wrote volatile. */
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
-    private static final int WORD_STRIDE = 16;
+    /**
+     * Each endpoint's block in the words region: the credit word the peer writes (+0), the source of this side's
+     * credit writes (+8), then the mailbox the peer writes large-message entries into (see Rendezvous).
+     */
+    static final int MAILBOX = 16;
+    /** Per send-queue slot: an atomic's result or a mailbox entry on its way. */
+    private static final int SCRATCH = Rendezvous.ENTRY;
 
     private final WorkerOptions options;
     private final InetAddress address;
@@ -91,12 +99,24 @@ public final class Worker implements AutoCloseable {
     private final SharedReceiveQueue srq;
     private final MemoryRegion receiveMemory;
     private final MemoryRegion words;
-    private final MemoryRegion atomics;
+    private final MemoryRegion scratch;
+    private final int blockSize;
     private final ReceivedMessage[] messages;
     private final BufferPool buffers;
+    private final RegistrationCache registrations;
+    /** Arenas closing on other threads, waiting until no operation uses their memory. */
+    private final List<UnusedWait> unusedWaits = new ArrayList<>();
     private final WakeupPoll poll;
-    private final WorkCompletions wcs;
+    /** Completions polled at each depth of progress(): a handler that closes an arena may progress inside one. */
+    private final List<WorkCompletions> wcsByDepth = new ArrayList<>();
+    /** Per depth, the next completion of its batch to dispatch and the batch's size. */
+    private int[] batchNext = new int[1];
+    private int[] batchSize = new int[1];
+    private int depth;
     private final SendWorkRequest wr;
+    /** A large message's mailbox entry and ring, posted after {@link #wr} in one chain. */
+    private final SendWorkRequest entryWr;
+    private final SendWorkRequest ringWr;
     private final ReceiveWorkRequest rwr;
     private final int slotsPerEndpoint;
     private final int creditThreshold;
@@ -109,6 +129,8 @@ public final class Worker implements AutoCloseable {
     private final List<Endpoint> waitingForCredits = new ArrayList<>();
     private final ConcurrentLinkedQueue<Runnable> submissions = new ConcurrentLinkedQueue<>();
     private volatile boolean sleeping;
+    /** {@link #arm()} said the application may wait on the descriptor; the next progress() takes what woke it. */
+    private boolean armed;
     private volatile boolean closeRequested;
     private volatile boolean closed;
     private int sinceCheck;
@@ -136,15 +158,19 @@ public final class Worker implements AutoCloseable {
                     .confinement(ThreadConfinement.CONFINED).create());
             srq = add(made, pd.createSharedReceiveQueue(slots, 1));
             receiveMemory = add(made, pd.allocate((long) slots * options.messageSize(), Access.LOCAL_WRITE));
-            words = add(made, pd.allocate((long) options.maxEndpoints() * WORD_STRIDE, Access.LOCAL_WRITE,
+            blockSize = MAILBOX + options.credits() * Rendezvous.ENTRY;
+            words = add(made, pd.allocate((long) options.maxEndpoints() * blockSize, Access.LOCAL_WRITE,
                     Access.REMOTE_WRITE));
-            atomics = add(made, pd.allocate((long) options.maxEndpoints() * slotsPerEndpoint * 8,
+            scratch = add(made, pd.allocate((long) options.maxEndpoints() * slotsPerEndpoint * SCRATCH,
                     Access.LOCAL_WRITE));
             buffers = new BufferPool(pd, options.hugePages());
             made.add(buffers::close);
+            registrations = new RegistrationCache(this, pd);
             poll = add(made, new WakeupPoll(channel.fd(), events.fileDescriptor()));
-            wcs = new WorkCompletions(POLL_BATCH, arena);
+            wcsByDepth.add(new WorkCompletions(POLL_BATCH, arena));
             wr = new SendWorkRequest(1, arena);
+            entryWr = new SendWorkRequest(1, arena);
+            ringWr = new SendWorkRequest(1, arena);
             rwr = new ReceiveWorkRequest(1, arena);
             messages = new ReceivedMessage[slots];
             for (int i = 0; i < slots; i++) {
@@ -287,6 +313,13 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
+     * {@return the registrations of the application's own memory with the worker's protection domain}
+     */
+    public RegistrationCache registrations() {
+        return registrations;
+    }
+
+    /**
      * {@return the options the worker was opened with}
      */
     public WorkerOptions options() {
@@ -400,7 +433,8 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Does what is ready, without blocking: tasks from other threads, completions (running the handlers), and now
-     * and then connection-manager events and timers (credit updates, keepalives).
+     * and then connection-manager events and timers (credit updates, keepalives). After {@link #arm()}, the first
+     * call also takes what made {@link #fileDescriptor()} readable.
      *
      * @return how much was done (0: nothing was ready)
      * @throws RdmaException        if polling the completion queue fails
@@ -408,12 +442,35 @@ public final class Worker implements AutoCloseable {
      */
     public int progress() throws RdmaException {
         checkThread();
-        int work = runTasks();
-        int n = cq.poll(wcs);
-        for (int i = 0; i < n; i++) {
-            dispatch(i);
+        if (armed) {
+            armed = false;
+            sleeping = false;
+            return poll() + checkEventsAndTimers(poll.await(0));
         }
-        work += n;
+        return poll();
+    }
+
+    private int poll() throws RdmaException {
+        int work = runTasks();
+        int d = depth;
+        if (d == wcsByDepth.size()) {
+            wcsByDepth.add(new WorkCompletions(POLL_BATCH, arena));
+            batchNext = Arrays.copyOf(batchNext, d + 1);
+            batchSize = Arrays.copyOf(batchSize, d + 1);
+        }
+        WorkCompletions wcs = wcsByDepth.get(d);
+        depth++;
+        try {
+            int n = cq.poll(wcs);
+            batchSize[d] = n;
+            batchNext[d] = 0;
+            while (batchNext[d] < batchSize[d]) {
+                dispatch(wcs, batchNext[d]++);
+            }
+            work += n;
+        } finally {
+            depth--;
+        }
         if (!waitingForCredits.isEmpty()) {
             work += checkCredits();
         }
@@ -434,27 +491,87 @@ public final class Worker implements AutoCloseable {
      * @throws WrongThreadException off the worker's thread
      */
     public int await(Duration timeout) throws RdmaException {
-        checkThread();
         int work = progress();
         if (work > 0) {
             return work;
         }
-        cq.requestNotification(false);
-        sleeping = true;
-        int ready = 0;
+        work = fallAsleep();
+        if (!sleeping) {
+            return work;
+        }
+        int ready;
         try {
-            // A completion or task that came before the arm would not wake the poll.
-            work = progress();
-            if (work > 0 || !submissions.isEmpty()) {
-                return work;
-            }
-            long untilTimer = Math.max(0, (nextTimer - System.nanoTime()) / 1_000_000);
-            long millis = Math.min(timeout.toMillis(), waitingForCredits.isEmpty() ? untilTimer : 1);
+            long millis = Math.min(timeout.toMillis(), Math.max(0, timerDue() / 1_000_000));
             ready = poll.await((int) millis);
         } finally {
             sleeping = false;
         }
-        return progress() + checkEventsAndTimers(ready);
+        return poll() + checkEventsAndTimers(ready);
+    }
+
+    /**
+     * The descriptor that puts the worker into the application's own event loop (epoll, poll, or another
+     * library's selector): it becomes readable when there is work for {@link #progress()}, once {@link #arm()}
+     * said the worker may sleep. It stays the worker's: never close it. From any thread.
+     *
+     * {@snippet class=io.jrdma.endpoint.snippets.EndpointSnippets region=arm}
+     *
+     * @return the file descriptor (an epoll instance over the worker's completion, connection-manager, wakeup and
+     *         timer descriptors)
+     */
+    public int fileDescriptor() {
+        return poll.fd();
+    }
+
+    /**
+     * Prepares the worker for the application's wait on {@link #fileDescriptor()}: asks for completion events,
+     * lets other threads' {@link #execute} and {@link #wakeup} write the descriptor, and sets its timer for the
+     * worker's next timer (credit updates, keepalives, timeouts). Then the application may block until the
+     * descriptor is readable, and calls {@link #progress()}.
+     *
+     * @return {@code true} if the application may wait now; {@code false} if work came meanwhile (it was done,
+     *         or is ready for the next {@link #progress()}): call {@code progress()} and do not wait
+     * @throws RdmaException        if arming fails
+     * @throws WrongThreadException off the worker's thread
+     * @throws IllegalStateException if the worker is closed
+     */
+    public boolean arm() throws RdmaException {
+        checkThread();
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        if (progress() > 0) {
+            return false;
+        }
+        checkEventsAndTimers(0);
+        if (fallAsleep() > 0 || !sleeping) {
+            return false;
+        }
+        poll.timer(timerDue());
+        armed = true;
+        return true;
+    }
+
+    /**
+     * Arms the completion queue and tells other threads that the worker sleeps, then looks once more: a completion
+     * or task that came before the arm would not wake anyone.
+     *
+     * @return the work found on that look; if any, or tasks wait, the worker is awake again
+     */
+    private int fallAsleep() throws RdmaException {
+        cq.requestNotification(false);
+        sleeping = true;
+        int work = poll();
+        if (work > 0 || !submissions.isEmpty()) {
+            sleeping = false;
+        }
+        return work;
+    }
+
+    /** Nanoseconds until the worker's timers want it: at most 1 ms while an endpoint waits for credits. */
+    private long timerDue() {
+        long untilTimer = nextTimer - System.nanoTime();
+        return waitingForCredits.isEmpty() ? untilTimer : Math.min(untilTimer, TIMER_NANOS);
     }
 
     // ---- the data path ------------------------------------------------------------------------------------------
@@ -473,11 +590,11 @@ public final class Worker implements AutoCloseable {
         return n;
     }
 
-    private void dispatch(int i) {
+    private void dispatch(WorkCompletions wcs, int i) {
         long id = wcs.id(i);
         WcStatus status = wcs.status(i);
         if (id < 0) {
-            received((int) id, status, i);
+            received(wcs, (int) id, status, i);
             return;
         }
         Endpoint ep = endpoints[(int) (id >>> 32)];
@@ -486,12 +603,12 @@ public final class Worker implements AutoCloseable {
             return;
         }
         // The device writes an atomic's previous value in the host's order.
-        long atomic = status == WcStatus.SUCCESS ? atomics.segment().get(ValueLayout.JAVA_LONG,
-                ((long) ep.index * slotsPerEndpoint + slot) * 8) : 0;
+        long atomic = status == WcStatus.SUCCESS ? scratch.segment().get(ValueLayout.JAVA_LONG,
+                scratchOffset(ep, slot)) : 0;
         ep.completed(slot, status, atomic);
     }
 
-    private void received(int slot, WcStatus status, int i) {
+    private void received(WorkCompletions wcs, int slot, WcStatus status, int i) {
         ReceivedMessage m = messages[slot];
         Endpoint ep = byQpn.get(wcs.qpNumber(i));
         if (ep == null || status != WcStatus.SUCCESS) {
@@ -517,18 +634,36 @@ public final class Worker implements AutoCloseable {
         }
         ep.unreleased++;
         boolean write = wcs.opcode(i) == WcOpcode.RECV_RDMA_WITH_IMM;
-        m.arrived(ep, wcs.byteLength(i), wcs.hasImmediate(i), wcs.immediate(i), write);
-        Endpoint.State state = ep.state;
-        if (state == Endpoint.State.CLOSED) {
+        int bytes = wcs.byteLength(i);
+        boolean immediate = wcs.hasImmediate(i);
+        m.arrived(ep, bytes, immediate, wcs.immediate(i), write);
+        if (ep.state == Endpoint.State.CLOSED) {
             m.drop();
             return;
         }
+        if (!write && bytes == 0 && !immediate) {
+            // A ring: the peer wrote a mailbox entry, which is read before the ring's buffer (and with it the
+            // credit that lets the peer write over the entry) goes back.
+            ep.rendezvous.rang(mailbox(ep), options.credits());
+            m.drop();
+            ep.drainBacklog();
+            return;
+        }
+        if (ep.rendezvous.holding()) {
+            ep.rendezvous.hold(m);
+            return;
+        }
+        deliver(ep, m);
+    }
+
+    /** Hands a message to the application's handler; a remote write's notice is released after it. */
+    void deliver(Endpoint ep, ReceivedMessage m) {
         try {
             ep.handler.onMessage(ep, m);
         } catch (Throwable e) {
             LOG.log(System.Logger.Level.WARNING, "the message handler of " + ep + " failed", e);
         }
-        if (write && m.endpoint == ep) {
+        if (m.isRemoteWrite() && m.endpoint == ep) {
             try {
                 m.release();
             } catch (IllegalStateException alreadyReleased) {
@@ -576,7 +711,7 @@ public final class Worker implements AutoCloseable {
               RemoteRegion remote, long remoteOffset, long a, long b, int imm) throws RdmaException {
         wr.reset().id(((long) ep.index << 32) | slot).opcode(opcode).signaled(true);
         if (opcode == SendOpcode.ATOMIC_CMP_AND_SWP || opcode == SendOpcode.ATOMIC_FETCH_AND_ADD) {
-            wr.add(atomics, ((long) ep.index * slotsPerEndpoint + slot) * 8, 8)
+            wr.add(scratch, scratchOffset(ep, slot), 8)
                     .atomic(remote.address() + remoteOffset, remote.remoteKey(), a, b);
         } else {
             if (length > 0) {
@@ -595,8 +730,49 @@ public final class Worker implements AutoCloseable {
         ep.qp.postSend(wr);
     }
 
+    private long scratchOffset(Endpoint ep, int slot) {
+        return ((long) ep.index * slotsPerEndpoint + slot) * SCRATCH;
+    }
+
+    /** Where a mailbox entry of {@code ep}'s is written from, until its write completes. */
+    MemorySegment scratch(Endpoint ep, int slot) {
+        return scratch.segment().asSlice(scratchOffset(ep, slot), SCRATCH);
+    }
+
+    /**
+     * Posts a mailbox entry (from {@link #scratch}) and its ring in one chain, after the bind of {@code window} over
+     * the message if there is one.
+     */
+    void postRing(Endpoint ep, MemoryWindow window, int bindSlot, MemoryRegion region, long offset, int length,
+                  int rkey, int entrySlot, int ringSlot, long mailbox) throws RdmaException {
+        entryWr.reset().id(((long) ep.index << 32) | entrySlot).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+                .add(scratch, scratchOffset(ep, entrySlot), Rendezvous.ENTRY).rdma(mailbox, ep.peerWordKey());
+        if (Rendezvous.ENTRY <= ep.qp.capabilities().maxInlineData()) {
+            entryWr.inline(true);
+        }
+        ringWr.reset().id(((long) ep.index << 32) | ringSlot).opcode(SendOpcode.SEND).signaled(true);
+        entryWr.next(ringWr);
+        if (window != null) {
+            wr.reset().id(((long) ep.index << 32) | bindSlot).signaled(true)
+                    .bindWindow(window, rkey, region, offset, length, Access.REMOTE_READ).next(entryWr);
+            ep.qp.postSend(wr);
+        } else {
+            ep.qp.postSend(entryWr);
+        }
+    }
+
+    void postInvalidate(Endpoint ep, int slot, int rkey) throws RdmaException {
+        ep.qp.postSend(wr.reset().id(((long) ep.index << 32) | slot).signaled(true).localInvalidate(rkey));
+    }
+
+    /** The mailbox the peer of {@code ep} writes its entries into. */
+    MemorySegment mailbox(Endpoint ep) {
+        return words.segment().asSlice((long) ep.index * blockSize + MAILBOX, (long) options.credits()
+                * Rendezvous.ENTRY);
+    }
+
     void postCredits(Endpoint ep, int slot, long released, long peerAddress, int peerKey) throws RdmaException {
-        long source = (long) ep.index * WORD_STRIDE + 8;
+        long source = (long) ep.index * blockSize + 8;
         WORD.set(words.segment(), source, released);
         wr.reset().id(((long) ep.index << 32) | slot).opcode(SendOpcode.RDMA_WRITE).signaled(true)
                 .add(words, source, 8).rdma(peerAddress, peerKey);
@@ -605,7 +781,7 @@ public final class Worker implements AutoCloseable {
 
     /** How many of its messages the peer of endpoint {@code index} says it released (it RDMA-writes the count). */
     long peerReleased(int index) {
-        return (long) WORD.getVolatile(words.segment(), (long) index * WORD_STRIDE);
+        return (long) WORD.getVolatile(words.segment(), (long) index * blockSize);
     }
 
     void waitForCredits(Endpoint ep) {
@@ -672,7 +848,7 @@ public final class Worker implements AutoCloseable {
      * @return whether an endpoint still has credits to report (its update waits for a queue slot)
      */
     private boolean timers() {
-        boolean pending = false;
+        boolean pending = checkUnusedWaits();
         long keepalive = options.keepalive().toNanos();
         for (Endpoint ep : endpoints) {
             if (ep != null && ep.state == Endpoint.State.CONNECTING && now - ep.connectDeadline > 0) {
@@ -819,7 +995,8 @@ public final class Worker implements AutoCloseable {
                     + "its options allow");
         }
         int index = freeIndexes[--freeIndexCount];
-        WORD.setVolatile(words.segment(), (long) index * WORD_STRIDE, 0L);
+        words.segment().asSlice((long) index * blockSize, blockSize).fill((byte) 0);
+        VarHandle.fullFence();
         Endpoint ep = new Endpoint(this, index, id, handler, slotsPerEndpoint);
         endpoints[index] = ep;
         ids.put(id, ep);
@@ -838,7 +1015,7 @@ public final class Worker implements AutoCloseable {
 
     private Handshake handshake(Endpoint ep, byte[] application) {
         return new Handshake(options.credits(), options.readDepth(), options.messageSize(), words.remoteKey(),
-                words.address() + (long) ep.index * WORD_STRIDE, application);
+                words.address() + (long) ep.index * blockSize, application);
     }
 
     /** The endpoint is disconnected and nothing of it is in flight: its queue pair and id go. */
@@ -847,6 +1024,7 @@ public final class Worker implements AutoCloseable {
             byQpn.remove(ep.qp.qpNumber());
             closeQuietly(ep.qp);
         }
+        ep.rendezvous.close();
         ids.remove(ep.id);
         closeQuietly(ep.id);
         endpoints[ep.index] = null;
@@ -869,6 +1047,92 @@ public final class Worker implements AutoCloseable {
         } catch (Exception e) {
             LOG.log(System.Logger.Level.DEBUG, "closing " + c, e);
         }
+    }
+
+    // ---- memory that an arena's close takes away -------------------------------------------------------------
+
+    /** An arena's close on another thread, waiting for the operations that use {@code region}. */
+    private record UnusedWait(MemoryRegion region, CompletableFuture<Void> unused) {
+    }
+
+    /**
+     * Waits until no operation of any endpoint's, in flight or queued, uses {@code region}, or {@code limit}
+     * passes. On the worker's thread it progresses the worker meanwhile (a handler may close an arena); from
+     * another thread the worker's thread looks at every timer turn.
+     *
+     * @return whether it became unused (a closed worker uses nothing)
+     */
+    boolean awaitUnused(MemoryRegion region, Duration limit) {
+        if (inThread()) {
+            long deadline = System.nanoTime() + limit.toNanos();
+            try {
+                dispatchPolled();
+                while (!closed && inUse(region)) {
+                    if (System.nanoTime() - deadline > 0) {
+                        return false;
+                    }
+                    await(CLOSE_TURN);
+                }
+            } catch (RdmaException e) {
+                LOG.log(System.Logger.Level.WARNING, "progressing " + this + " while an arena closed", e);
+                return false;
+            }
+            return true;
+        }
+        CompletableFuture<Void> unused = new CompletableFuture<>();
+        try {
+            execute(() -> {
+                unusedWaits.add(new UnusedWait(region, unused));
+                checkUnusedWaits();
+            });
+        } catch (IllegalStateException closedWorker) {
+            return true;
+        }
+        try {
+            unused.get(limit.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            return true;
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Dispatches what the progress calls this one runs inside have polled and not dispatched yet: the operations
+     * whose completions they hold are over, and a wait for them would wait for nothing.
+     */
+    private void dispatchPolled() {
+        for (int d = 0; d < depth; d++) {
+            while (batchNext[d] < batchSize[d]) {
+                dispatch(wcsByDepth.get(d), batchNext[d]++);
+            }
+        }
+    }
+
+    /** Ends the waits whose region no operation uses any more; whether some still wait. */
+    private boolean checkUnusedWaits() {
+        if (unusedWaits.isEmpty()) {
+            return false;   // the timers' usual case, without the predicate's allocation
+        }
+        unusedWaits.removeIf(w -> {
+            if (inUse(w.region)) {
+                return false;
+            }
+            w.unused.complete(null);
+            return true;
+        });
+        return !unusedWaits.isEmpty();
+    }
+
+    private boolean inUse(MemoryRegion region) {
+        for (Endpoint ep : endpoints) {
+            if (ep != null && ep.uses(region)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---- threads and close --------------------------------------------------------------------------------------
@@ -930,7 +1194,7 @@ public final class Worker implements AutoCloseable {
             }
         }
         RdmaException first = null;
-        for (AutoCloseable c : new AutoCloseable[] {srq, cq, channel, receiveMemory, words, atomics}) {
+        for (AutoCloseable c : new AutoCloseable[] {srq, cq, channel, receiveMemory, words, scratch}) {
             try {
                 c.close();
             } catch (Exception e) {
@@ -942,6 +1206,9 @@ public final class Worker implements AutoCloseable {
         } catch (RdmaException e) {
             first = first == null ? e : first;
         }
+        registrations.close();
+        unusedWaits.forEach(w -> w.unused.complete(null));
+        unusedWaits.clear();
         closeQuietly(pd);
         closeQuietly(events);
         poll.close();

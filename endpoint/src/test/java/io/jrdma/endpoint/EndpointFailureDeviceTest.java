@@ -167,8 +167,8 @@ class EndpointFailureDeviceTest {
                 assertThrows(IllegalArgumentException.class, () -> ep.send(b.region(), b.region().length(), 8));
                 assertThrows(IllegalArgumentException.class, () -> ep.send(b.region(), -8, 8));
                 assertThrows(IllegalArgumentException.class, () -> ep.send(foreign, 0, 8));
-                assertThrows(IllegalArgumentException.class, () -> ep.send(b.region(), b.offset(), 2048),
-                        "larger than the peer's receive buffers");
+                assertThrows(IllegalArgumentException.class, () -> ep.send(b.region(), b.offset(), 0),
+                        "a message of no bytes without an immediate value");
                 assertThrows(IllegalArgumentException.class, () -> ep.write(b.region(), b.offset(), 64, remote,
                         remote.length() - 32));
                 assertThrows(IllegalArgumentException.class, () -> ep.read(b.region(), b.offset(), 64, remote, -1));

@@ -16,6 +16,11 @@ final class BridgeHooks implements VerbsBridge.Hooks {
     }
 
     @Override
+    public void windowInvalidated(MemoryWindow window) {
+        window.invalidated();
+    }
+
+    @Override
     public Context adopt(MemorySegment verbs) {
         return Context.adopt(verbs);
     }

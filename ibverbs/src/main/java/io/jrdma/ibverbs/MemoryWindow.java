@@ -194,6 +194,15 @@ public final class MemoryWindow implements AutoCloseable {
         boundTo(region);
     }
 
+    /** A LOCAL_INV of the current rkey completed: the window reaches no region until its next bind. */
+    void invalidated() {
+        MemoryRegion region = boundRegion;
+        boundRegion = null;
+        if (region != null) {
+            region.windowUnbound(this);
+        }
+    }
+
     private void boundTo(MemoryRegion region) {
         MemoryRegion before = boundRegion;
         if (before != region) {

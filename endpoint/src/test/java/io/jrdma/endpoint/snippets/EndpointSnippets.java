@@ -8,10 +8,13 @@ import io.jrdma.endpoint.OperationHandler;
 import io.jrdma.endpoint.ReceivedMessage;
 import io.jrdma.endpoint.Worker;
 import io.jrdma.endpoint.WorkerOptions;
+import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.rdmacm.RemoteRegion;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -42,6 +45,33 @@ final class EndpointSnippets {
                 request.reject("unknown client".getBytes());
             }
         }).get();
+        // @end
+    }
+
+    /** The application's own event loop, e.g. an epoll instance that watches several descriptors. */
+    interface EventLoop {
+        void waitUntilReadable(int fd) throws IOException;
+    }
+
+    void arm(Worker worker, EventLoop loop) throws IOException {
+        // @start region="arm"
+        int fd = worker.fileDescriptor();
+        while (!worker.isClosed()) {
+            if (worker.arm()) {                 // nothing to do: the worker may sleep
+                loop.waitUntilReadable(fd);     // epoll_wait, poll(2), ... with the application's other descriptors
+            }
+            worker.progress();                  // completions, handlers, CM events, tasks, timers
+        }
+        // @end
+    }
+
+    void registrations(Worker worker, Endpoint ep) throws Exception {
+        // @start region="registrations"
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment data = arena.allocate(1 << 20);
+            MemoryRegion region = worker.registrations().regionOf(data, arena);   // registered once, found again
+            ep.send(region, data.address() - region.address(), 4096);
+        }   // the close waits for the send, then deregisters the memory and frees it
         // @end
     }
 

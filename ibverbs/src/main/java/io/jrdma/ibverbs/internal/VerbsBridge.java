@@ -6,6 +6,7 @@ import io.jrdma.ibverbs.CompletionChannel;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.MemoryWindow;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpAttributes;
 import io.jrdma.ibverbs.QueuePair;
@@ -69,6 +70,12 @@ public final class VerbsBridge {
                                              ThreadConfinement confinement);
 
         MemorySegment pointer(QueuePair qp);
+
+        /**
+         * A LOCAL_INV of type 2 window {@code window}'s current rkey completed successfully: it reaches its region
+         * no more, which may then be freed without closing the window first. Only for a completion the caller saw.
+         */
+        void windowInvalidated(MemoryWindow window);
     }
 
     /** Creates and destroys a queue pair's native object when something else than {@code ibv_create_qp} must. */
