@@ -95,14 +95,14 @@ class NetworkFaultsClusterTest {
     }
 
     /** Adds {@code netem} to both nodes' data links, both directions impaired. */
-    private static void impair(ClusterNode peer, String netem) throws Exception {
+    static void impair(ClusterNode peer, String netem) throws Exception {
         List<String> add = new ArrayList<>(List.of("tc", "qdisc", "replace", "dev", "eth0", "root", "netem"));
         add.addAll(List.of(netem.split(" ")));
         Command.run(Path.of("/"), add, STEP);
         peer.run(STEP, add.toArray(String[]::new));
     }
 
-    private static void repair(ClusterNode peer) throws Exception {
+    static void repair(ClusterNode peer) throws Exception {
         List<String> del = List.of("tc", "qdisc", "del", "dev", "eth0", "root");
         Command.run(Path.of("/"), del, STEP);
         peer.run(STEP, del.toArray(String[]::new));

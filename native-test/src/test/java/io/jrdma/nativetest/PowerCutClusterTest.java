@@ -1,11 +1,18 @@
 package io.jrdma.nativetest;
 
+import io.jrdma.endpoint.Buffer;
+import io.jrdma.endpoint.Endpoint;
+import io.jrdma.endpoint.EndpointException;
+import io.jrdma.endpoint.Worker;
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.rdmacm.ConnectionOptions;
 import io.jrdma.rdmacm.RdmaConnection;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -19,8 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * The peer's power cut mid-stream (its qemu killed: no disconnect, no FIN, nothing): the survivor's stream fails with
- * RETRY_EXC_ERR at its next send and everything closes. Last of its cluster, since the peer is gone after it.
+ * The peer's power cut (its qemu killed: no disconnect, no FIN, nothing): the survivor's stream fails with
+ * RETRY_EXC_ERR at its next send and everything closes, and an idle endpoint to the same peer learns of it from its
+ * keepalive. Last of its cluster, since the peer is gone after it.
  */
 @ClusterTest
 @Order(Integer.MAX_VALUE)
@@ -28,6 +36,20 @@ class PowerCutClusterTest {
     @Test
     void theSurvivorOfAPowerCutLearnsOfItAndClosesEverything() throws Exception {
         ClusterNode peer = ClusterNode.peer();
+        // An endpoint that exchanged one message and then idles.
+        EndpointsAcrossNodesClusterTest.startEcho(peer, 7391);
+        Worker worker = Worker.start(ClusterNode.localDataAddress(), EndpointsAcrossNodesClusterTest.OPTIONS,
+                "idle-worker");
+        byte[] one = {42};
+        EndpointsAcrossNodesClusterTest.Checker idle = new EndpointsAcrossNodesClusterTest.Checker(
+                new long[] {EndpointsAcrossNodesClusterTest.crc(MemorySegment.ofArray(one))});
+        Endpoint ep = EndpointsAcrossNodesClusterTest.connect(worker, peer, 7391, idle);
+        try (Buffer b = worker.buffers().allocate(1)) {
+            b.segment().set(ValueLayout.JAVA_BYTE, 0, one[0]);
+            ep.send(b.region(), b.offset(), 1).get(60, TimeUnit.SECONDS);
+        }
+        idle.all.get(60, TimeUnit.SECONDS);
+
         ConnectionOptions options = NetworkFaultsClusterTest.QUICK;
         startEcho(peer, 7390, options);
         RdmaConnection c = connect(peer, 7390, options);
@@ -52,5 +74,13 @@ class PowerCutClusterTest {
         long closing = System.nanoTime();
         c.close();
         System.out.printf(Locale.ROOT, "power cut: the connection closed in %.1f s%n", (System.nanoTime() - closing) / 1e9);
+
+        Throwable keepalive = idle.broken.get(120, TimeUnit.SECONDS);
+        System.out.printf(Locale.ROOT, "power cut: the idle endpoint's keepalive found it after %.1f s: %s%n",
+                (System.nanoTime() - cut) / 1e9, keepalive);
+        EndpointException broken = assertInstanceOf(EndpointException.class, keepalive);
+        assertEquals(WcStatus.RETRY_EXC_ERR, broken.status(), broken.getMessage());
+        ep.closeFuture().get(60, TimeUnit.SECONDS);
+        worker.close();
     }
 }
