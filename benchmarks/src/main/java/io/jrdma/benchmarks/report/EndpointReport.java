@@ -22,8 +22,8 @@ import java.util.stream.Stream;
  * {@code endpoint-performance.png}. The directory holds {@code env.txt} ({@code key=value} lines) and per round
  * {@code round-R/IMPL_KIND_SIZE.txt} (perftest's output, one size a run) or {@code round-R/IMPL_KIND_all.json}
  * (the Java sides' JSON, every size in one run), where IMPL is {@code c}, {@code perf}, {@code endpoint} or
- * {@code jucx} and KIND {@code lat} or {@code rate}. UCX's info-level log of the JUCX client
- * ({@code jucx_lat_all.json.err}) says which transports UCX chose; the page quotes it.
+ * {@code jucx} and KIND {@code lat} or {@code rate}. UCX's info-level log in the JUCX runs' outputs (the client's
+ * result file and the server's {@code .server}) says which transports UCX chose; the page quotes it.
  *
  * <pre>{@code
  * java -cp "benchmarks/target/classes:$(cat benchmarks/target/jmh-classpath.txt)" \
@@ -78,7 +78,8 @@ public final class EndpointReport {
         }
         for (Path f : files) {
             String name = f.getFileName().toString();
-            if (name.equals("jucx_lat_all.json.err") || name.equals("jucx_lat_all.json.server")) {
+            // UCX logs to stdout: the client's lines are in its result file, among its JSON.
+            if (name.startsWith("jucx_")) {
                 report.ucxLog(Files.readString(f));
             }
             Matcher m = RUN.matcher(name);
@@ -158,7 +159,7 @@ public final class EndpointReport {
         if (ucxLog.isEmpty()) {
             md.append("No UCX log in the results.\n");
         } else {
-            md.append("UCX's info-level log of the JUCX ping-pong (both sides, every round, each line once):\n\n```\n");
+            md.append("UCX's info-level log of the JUCX runs (both sides, every round, each line once):\n\n```\n");
             ucxLog.forEach(l -> md.append(l).append('\n'));
             md.append("```\n");
         }
