@@ -7,7 +7,6 @@ import picocli.CommandLine.Parameters;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -115,14 +114,7 @@ public final class EndpointPerfCommand extends ToolCommand {
         if (latency && d != 1) {
             throw usage("a ping-pong keeps one message in flight: -t must be 1");
         }
-        Map<Integer, Integer> counts = new LinkedHashMap<>();
-        if (list != null) {
-            list.forEach((s, n) -> {
-                if (n > 0) {
-                    counts.put(s, n);
-                }
-            });
-        }
+        Map<Integer, Integer> counts = PerfCommand.ownCounts(list);
         List<Integer> sizes = list != null ? List.copyOf(list.keySet()) : List.of(size != null ? size : 64);
         return new EndpointPerfOptions(latency, sizes, counts,
                 iterations != null ? iterations : latency ? 1000 : 5000, warmup, d, port, bind,

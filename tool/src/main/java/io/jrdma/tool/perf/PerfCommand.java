@@ -156,14 +156,7 @@ public final class PerfCommand extends ToolCommand {
             throw usage("latency tests keep one operation in flight: -t must be 1");
         }
         int iters = iterations != null ? iterations : test.defaultIterations();
-        Map<Integer, Integer> counts = new LinkedHashMap<>();
-        if (list != null) {
-            list.forEach((s, n) -> {
-                if (n > 0) {
-                    counts.put(s, n);
-                }
-            });
-        }
+        Map<Integer, Integer> counts = ownCounts(list);
         boolean noPeakForAll = counts.values().stream().anyMatch(n -> n > PerfOptions.NO_PEAK_ABOVE);
         return new PerfOptions(test, connection.device, connection.ibPort, connection.gidIndex,
                 list != null ? List.copyOf(list.keySet()) : sizes(), iters, counts, warmup, seconds, connection.tcpPort, reportGbits, rdmaCm, depth, inline, json,
@@ -190,6 +183,19 @@ public final class PerfCommand extends ToolCommand {
             }
         }
         return sizes;
+    }
+
+    /** The sizes of a {@link #sizeList} that have a count of their own, with it; none without a list. */
+    static Map<Integer, Integer> ownCounts(Map<Integer, Integer> list) {
+        Map<Integer, Integer> counts = new LinkedHashMap<>();
+        if (list != null) {
+            list.forEach((s, n) -> {
+                if (n > 0) {
+                    counts.put(s, n);
+                }
+            });
+        }
+        return counts;
     }
 
     /** The sizes without --sizes: the test's, -s, or with -a every power of two from 2 to {@code MAX_SIZE}. */
