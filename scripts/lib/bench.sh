@@ -3,12 +3,13 @@
 # lines of env.txt, and the boot of the one VM they measure in. The including script sets root and defines usage.
 
 # bench_options NAME DEFAULT_RESULTS ARGS...: parses the common options into quick, rounds, results, docs, build,
-# timeout, report_only and guest (--guest: the script runs inside the VM), or exits 2 on a usage error.
+# timeout (default $bench_timeout, else 3600), report_only and guest (--guest: the script runs inside the VM), or
+# exits 2 on a usage error.
 bench_options() {
   local name=$1
   results=$2
   shift 2
-  quick=0 rounds=3 docs="$root/docs" build=1 timeout=3600 guest=0 report_only=0
+  quick=0 rounds=3 docs="$root/docs" build=1 timeout=${bench_timeout:-3600} guest=0 report_only=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --quick) quick=1 ;;
