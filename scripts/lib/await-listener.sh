@@ -10,3 +10,14 @@ await_listener() {
   done
   return 1
 }
+
+# await_rdma_listener PORT: waits until an RDMA CM id listens on PORT (an rsocket, a jrdma-endpoint listener), for
+# at most 300 s: such a listener has no kernel TCP socket.
+await_rdma_listener() {
+  local i
+  for i in $(seq 1 1500); do
+    if rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [^ ]*:$1 "; then return 0; fi
+    sleep 0.2
+  done
+  return 1
+}

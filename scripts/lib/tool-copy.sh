@@ -1,10 +1,11 @@
 # shellcheck shell=bash
-# tool_copy ROOT RESULTS BUILD: installs what is missing, finds a JDK 25, builds the jrdma tool and the report
-# generators (benchmarks/) when BUILD is 1, and copies the tool to RESULTS/tool, which the VM runs, so that a rebuild
+# tool_copy ROOT RESULTS BUILD [PACKAGE...]: installs what is missing (scripts/setup, with the packages named), finds
+# a JDK 25, builds the jrdma tool and the report generators (benchmarks/) when BUILD is 1, and copies the tool to RESULTS/tool, which the VM runs, so that a rebuild
 # while a measurement runs changes nothing under it. Sets RESULTS_DIR to RESULTS as an absolute path.
 tool_copy() {
   local root=$1 results=$2 build=$3
-  "$root/scripts/setup"
+  shift 3
+  "$root/scripts/setup" "$@"
   # shellcheck source=jdk.sh
   . "$root/scripts/lib/jdk.sh"
   jrdma_find_jdk

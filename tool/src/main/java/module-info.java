@@ -4,6 +4,7 @@ module io.jrdma.tool {
     requires transitive io.jrdma.ibverbs;
     requires io.jrdma.rdmacm;
     requires io.jrdma.nio;
+    requires io.jrdma.endpoint;
     requires transitive info.picocli;
     /** jrdma perf waits for the JIT to go idle after a warm-up. */
     requires java.management;

@@ -1,6 +1,7 @@
 package io.jrdma.tool;
 
 import io.jrdma.tool.perf.BlocksCommand;
+import io.jrdma.tool.perf.EndpointPerfCommand;
 import io.jrdma.tool.perf.PerfCommand;
 import io.jrdma.tool.pingpong.PingPongCommand;
 import picocli.CommandLine;
@@ -71,6 +72,7 @@ public final class Jrdma extends ToolCommand {
                 .addSubcommand(new RpingCommand(out, err))
                 .addSubcommand(new PerfCommand(out, err))
                 .addSubcommand(new BlocksCommand(out, err))
+                .addSubcommand(new EndpointPerfCommand(out, err))
                 .addSubcommand(new StreamCommand(out, err))
                 .addSubcommand(new RstreamCommand(out, err));
         line.setUsageHelpWidth(WIDTH)

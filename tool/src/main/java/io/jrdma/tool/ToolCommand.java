@@ -68,7 +68,7 @@ public abstract class ToolCommand implements Callable<Integer> {
      * @return the number
      * @throws ParameterException a usage error if {@code value} is not a number in {@code [min, max]}
      */
-    protected final int parse(String option, String value, int min, int max) {
+    public final int parse(String option, String value, int min, int max) {
         try {
             int n = Integer.parseInt(value);
             if (n >= min && n <= max) {

@@ -80,7 +80,7 @@ class JrdmaTest {
     @Test
     void helpListsTheCommands() {
         assertEquals(0, run("--help"));
-        assertTrue(out.toString().contains("  devices   List RDMA devices"), out.toString());
+        assertTrue(out.toString().contains("  devices        List RDMA devices"), out.toString());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.jrdma.tool.perf;
 
+import java.util.Locale;
+
 /**
  * The bandwidth row of perftest: average = bytes moved / time from the first post to the last completion; peak = the
  * best bytes-per-time over any run of consecutive messages (from the post of the first to the completion of the
@@ -11,7 +13,7 @@ package io.jrdma.tool.perf;
  * @param averageBytesPerSecond over the whole run
  * @param messagesPerSecond     over the whole run
  */
-record BandwidthStatistics(double peakBytesPerSecond, double averageBytesPerSecond, double messagesPerSecond) {
+public record BandwidthStatistics(double peakBytesPerSecond, double averageBytesPerSecond, double messagesPerSecond) {
 
     /** Above this many messages the peak looks at runs of at most {@link #WINDOW}: the search is quadratic. */
     static final int FULL_SEARCH = 10_000;
@@ -38,8 +40,17 @@ record BandwidthStatistics(double peakBytesPerSecond, double averageBytesPerSeco
         return ofTotal((long) size * n, n, total, peak);
     }
 
-    /** From totals only (duration mode): no peak. */
-    static BandwidthStatistics ofTotal(long bytes, long messages, long nanos, double peakBytesPerSecond) {
+    /**
+     * From totals only (duration mode, or a peer that stamps no message): no peak. Public for the benchmarks'
+     * other Java peers (JUCX), which report their message rate the same way.
+     *
+     * @param bytes              bytes moved
+     * @param messages           messages moved
+     * @param nanos              the time they took
+     * @param peakBytesPerSecond the peak, or 0 when not measured
+     * @return the statistics
+     */
+    public static BandwidthStatistics ofTotal(long bytes, long messages, long nanos, double peakBytesPerSecond) {
         double seconds = Math.max(nanos, 1) / 1e9;
         return new BandwidthStatistics(peakBytesPerSecond, bytes / seconds, messages / seconds);
     }
@@ -47,5 +58,18 @@ record BandwidthStatistics(double peakBytesPerSecond, double averageBytesPerSeco
     /** In perftest's units: MB/sec is 2^20 bytes a second, Gb/sec is 10^9 bits a second. */
     static double inUnits(double bytesPerSecond, boolean gbits) {
         return gbits ? bytesPerSecond * 8 / 1e9 : bytesPerSecond / (1 << 20);
+    }
+
+    /**
+     * {@return the fields {@code jrdma perf --json} prints for a bandwidth row, each after a comma:
+     * {@code ,"bw_peak_mb_per_sec":…,"bw_average_mb_per_sec":…,"msg_rate_mpps":…}}
+     *
+     * @param gbits Gb/s instead of MB/s
+     */
+    public String jsonFields(boolean gbits) {
+        String unit = gbits ? "gbit_per_sec" : "mb_per_sec";
+        return String.format(Locale.ROOT, ",\"bw_peak_%s\":%.6f,\"bw_average_%s\":%.6f,\"msg_rate_mpps\":%.6f",
+                unit, inUnits(peakBytesPerSecond, gbits), unit, inUnits(averageBytesPerSecond, gbits),
+                messagesPerSecond / 1e6);
     }
 }

@@ -1,6 +1,7 @@
 package io.jrdma.tool.perf;
 
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * The latency row of perftest, computed its way: one sample per iteration (the time between the starts of
@@ -18,14 +19,22 @@ import java.util.Arrays;
  * @param p99Micros     99th percentile
  * @param p999Micros    99.9th percentile
  */
-record LatencyStatistics(double minMicros, double maxMicros, double typicalMicros, double avgMicros,
+public record LatencyStatistics(double minMicros, double maxMicros, double typicalMicros, double avgMicros,
                          double stdevMicros, double p99Micros, double p999Micros) {
 
     /** perftest's {@code LAT_MEASURE_TAIL}: samples at the top left out of every statistic. */
     static final int TAIL = 2;
 
-    /** From the start times of {@code iterations} iterations: {@code iterations - 1} samples. */
-    static LatencyStatistics ofStamps(long[] startNanos, int iterations, int rttFactor) {
+    /**
+     * From the start times of {@code iterations} iterations: {@code iterations - 1} samples. Public for the
+     * benchmarks' other Java peers (JUCX), which report their latency the same way.
+     *
+     * @param startNanos the {@link System#nanoTime()} at the start of each iteration
+     * @param iterations how many of {@code startNanos} to take (at least {@value #TAIL} + 3)
+     * @param rttFactor  2 for a ping-pong, which reports half a round trip; 1 otherwise
+     * @return the statistics
+     */
+    public static LatencyStatistics ofStamps(long[] startNanos, int iterations, int rttFactor) {
         if (iterations < TAIL + 3) {
             throw new IllegalArgumentException("at least " + (TAIL + 3) + " iterations are needed, not " + iterations);
         }
@@ -59,5 +68,16 @@ record LatencyStatistics(double minMicros, double maxMicros, double typicalMicro
         }
         return new LatencyStatistics(d[0] / unit, d[n] / unit, median / unit, avg, Math.sqrt(squares / n),
                 d[(int) Math.ceil(n * 0.99)] / unit, d[(int) Math.ceil(n * 0.999)] / unit);
+    }
+
+    /**
+     * {@return the fields {@code jrdma perf --json} prints for a latency row, each after a comma:
+     * {@code ,"t_min_usec":…,"t_typical_usec":…}}
+     */
+    public String jsonFields() {
+        return String.format(Locale.ROOT, ",\"t_min_usec\":%.3f,\"t_max_usec\":%.3f,"
+                        + "\"t_typical_usec\":%.3f,\"t_avg_usec\":%.3f,\"t_stdev_usec\":%.3f,"
+                        + "\"p99_usec\":%.3f,\"p99_9_usec\":%.3f", minMicros, maxMicros, typicalMicros, avgMicros,
+                stdevMicros, p99Micros, p999Micros);
     }
 }

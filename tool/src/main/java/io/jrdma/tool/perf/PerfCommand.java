@@ -127,7 +127,7 @@ public final class PerfCommand extends ToolCommand {
         if (size != null) {
             check("-s", size, 1, PerfOptions.MAX_SIZE);
         }
-        Map<Integer, Integer> list = sizeList != null ? sizeList(sizeList) : null;
+        Map<Integer, Integer> list = sizeList != null ? sizeList(this, "--sizes", sizeList, MAX_ITERATIONS) : null;
         if (iterations != null) {
             check("-n", iterations, PerfOptions.MIN_ITERATIONS, MAX_ITERATIONS);
         }
@@ -156,14 +156,7 @@ public final class PerfCommand extends ToolCommand {
             throw usage("latency tests keep one operation in flight: -t must be 1");
         }
         int iters = iterations != null ? iterations : test.defaultIterations();
-        Map<Integer, Integer> counts = new LinkedHashMap<>();
-        if (list != null) {
-            list.forEach((s, n) -> {
-                if (n > 0) {
-                    counts.put(s, n);
-                }
-            });
-        }
+        Map<Integer, Integer> counts = ownCounts(list);
         boolean noPeakForAll = counts.values().stream().anyMatch(n -> n > PerfOptions.NO_PEAK_ABOVE);
         return new PerfOptions(test, connection.device, connection.ibPort, connection.gidIndex,
                 list != null ? List.copyOf(list.keySet()) : sizes(), iters, counts, warmup, seconds, connection.tcpPort, reportGbits, rdmaCm, depth, inline, json,
@@ -172,24 +165,37 @@ public final class PerfCommand extends ToolCommand {
     }
 
     /**
-     * {@code --sizes}: sizes in the order given, comma-separated, each with its own iteration count after a colon
-     * or none (0: -n's).
+     * A list of sizes, as {@code --sizes} takes it: sizes in the order given, comma-separated, each with its own
+     * iteration count after a colon or none (0: -n's). {@code jrdma endpoint-perf} takes the same list.
      */
-    private Map<Integer, Integer> sizeList(String value) {
+    static Map<Integer, Integer> sizeList(ToolCommand command, String option, String value, int maxIterations) {
         Map<Integer, Integer> sizes = new LinkedHashMap<>();
         for (String item : value.split(",", -1)) {
             String[] parts = item.split(":", -1);
             if (parts.length > 2) {
-                throw usage("--sizes takes SIZE or SIZE:ITERS items, not '" + item + "'");
+                throw command.usage(option + " takes SIZE or SIZE:ITERS items, not '" + item + "'");
             }
-            int s = parse("--sizes", parts[0], 1, PerfOptions.MAX_SIZE);
+            int s = command.parse(option, parts[0], 1, PerfOptions.MAX_SIZE);
             int n = parts.length == 2
-                    ? parse("--sizes", parts[1], PerfOptions.MIN_ITERATIONS, MAX_ITERATIONS) : 0;
+                    ? command.parse(option, parts[1], PerfOptions.MIN_ITERATIONS, maxIterations) : 0;
             if (sizes.put(s, n) != null) {
-                throw usage("--sizes names " + s + " twice");
+                throw command.usage(option + " names " + s + " twice");
             }
         }
         return sizes;
+    }
+
+    /** The sizes of a {@link #sizeList} that have a count of their own, with it; none without a list. */
+    static Map<Integer, Integer> ownCounts(Map<Integer, Integer> list) {
+        Map<Integer, Integer> counts = new LinkedHashMap<>();
+        if (list != null) {
+            list.forEach((s, n) -> {
+                if (n > 0) {
+                    counts.put(s, n);
+                }
+            });
+        }
+        return counts;
     }
 
     /** The sizes without --sizes: the test's, -s, or with -a every power of two from 2 to {@code MAX_SIZE}. */

@@ -117,33 +117,32 @@ final class PerfReport {
                 options.rdmaCm(), options.warmup()));
         for (int i = 0; i < results.size(); i++) {
             PerfResult r = results.get(i);
-            sb.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
-                    "{\"bytes\":%d,\"iterations\":%d,\"warmup_iterations\":%d", r.size(), r.iterations(), r.warmup()));
-            if (r.bandwidth() != null) {
-                BandwidthStatistics b = r.bandwidth();
-                String unit = options.reportGbits() ? "gbit_per_sec" : "mb_per_sec";
-                sb.append(String.format(Locale.ROOT, ",\"bw_peak_%s\":%.6f,\"bw_average_%s\":%.6f,"
-                                + "\"msg_rate_mpps\":%.6f", unit,
-                        BandwidthStatistics.inUnits(b.peakBytesPerSecond(), options.reportGbits()), unit,
-                        BandwidthStatistics.inUnits(b.averageBytesPerSecond(), options.reportGbits()),
-                        b.messagesPerSecond() / 1e6));
-            } else if (r.latency() != null) {
-                LatencyStatistics s = r.latency();
-                sb.append(String.format(Locale.ROOT, ",\"t_min_usec\":%.3f,\"t_max_usec\":%.3f,"
-                                + "\"t_typical_usec\":%.3f,\"t_avg_usec\":%.3f,\"t_stdev_usec\":%.3f,"
-                                + "\"p99_usec\":%.3f,\"p99_9_usec\":%.3f", s.minMicros(), s.maxMicros(),
-                        s.typicalMicros(), s.avgMicros(), s.stdevMicros(), s.p99Micros(), s.p999Micros()));
-            } else {
-                sb.append(String.format(Locale.ROOT, ",\"t_avg_usec\":%.3f", r.avgMicros()));
-            }
-            if (r.retries() >= 0) {
-                sb.append(",\"transport_retries\":").append(r.retries());
-            }
-            if (r.runStart() != 0) {
-                sb.append(",\"run_monotonic_ns\":[").append(r.runStart()).append(',').append(r.runEnd()).append(']');
-            }
-            sb.append('}');
+            sb.append(i == 0 ? "" : ",");
+            jsonRow(sb, r, options.reportGbits());
         }
         return sb.append("]}").toString();
+    }
+
+    /**
+     * One result as a JSON object, the fields {@code jrdma perf --json} prints for it: {@code jrdma endpoint-perf}
+     * prints its rows the same way, so that one parser reads both.
+     */
+    static void jsonRow(StringBuilder sb, PerfResult r, boolean gbits) {
+        sb.append(String.format(Locale.ROOT,
+                "{\"bytes\":%d,\"iterations\":%d,\"warmup_iterations\":%d", r.size(), r.iterations(), r.warmup()));
+        if (r.bandwidth() != null) {
+            sb.append(r.bandwidth().jsonFields(gbits));
+        } else if (r.latency() != null) {
+            sb.append(r.latency().jsonFields());
+        } else {
+            sb.append(String.format(Locale.ROOT, ",\"t_avg_usec\":%.3f", r.avgMicros()));
+        }
+        if (r.retries() >= 0) {
+            sb.append(",\"transport_retries\":").append(r.retries());
+        }
+        if (r.runStart() != 0) {
+            sb.append(",\"run_monotonic_ns\":[").append(r.runStart()).append(',').append(r.runEnd()).append(']');
+        }
+        sb.append('}');
     }
 }

@@ -149,7 +149,7 @@ class BlocksOptionsTest {
         assertEquals(0, Jrdma.run(List.of("blocks", "-h"), o, e));
         assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: jrdma blocks"));
         assertEquals(0, Jrdma.run(List.of("--help"), o, e));
-        assertTrue(out.toString(StandardCharsets.UTF_8).contains("  blocks    Strided blocks"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("  blocks         Strided blocks"));
     }
 
     @Test

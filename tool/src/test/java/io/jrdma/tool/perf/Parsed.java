@@ -20,4 +20,10 @@ final class Parsed {
         new CommandLine(command).parseArgs(args.toArray(String[]::new));
         return command.options();
     }
+
+    static EndpointPerfOptions endpoint(List<String> args) {
+        EndpointPerfCommand command = new EndpointPerfCommand(null, null);
+        new CommandLine(command).parseArgs(args.toArray(String[]::new));
+        return command.options();
+    }
 }

@@ -124,6 +124,6 @@ class PingPongOptionsTest {
         assertEquals(0, Jrdma.run(List.of("pingpong", "srq", "-h"), o, e));
         assertTrue(out.toString().contains("-q, --num-qp=<num>"), out.toString());
         assertEquals(0, Jrdma.run(List.of("--help"), o, e));
-        assertTrue(out.toString().contains("pingpong  Ping-pong SENDs"), out.toString());
+        assertTrue(out.toString().contains("pingpong       Ping-pong SENDs"), out.toString());
     }
 }

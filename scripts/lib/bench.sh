@@ -1,0 +1,54 @@
+# shellcheck shell=bash
+# What the side-by-side benchmarks (scripts/bench-nio, scripts/bench-endpoint) share: their options, the guest's
+# lines of env.txt, and the boot of the one VM they measure in. The including script sets root and defines usage.
+
+# bench_options NAME DEFAULT_RESULTS ARGS...: parses the common options into quick, rounds, results, docs, build,
+# timeout (default $bench_timeout, else 3600), report_only and guest (--guest: the script runs inside the VM), or
+# exits 2 on a usage error.
+bench_options() {
+  local name=$1
+  results=$2
+  shift 2
+  quick=0 rounds=3 docs="$root/docs" build=1 timeout=${bench_timeout:-3600} guest=0 report_only=0
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --quick) quick=1 ;;
+      --rounds) rounds=$2; shift ;;
+      --results) results=$2; shift ;;
+      --docs) docs=$2; shift ;;
+      --no-build) build=0 ;;
+      --timeout) timeout=$2; shift ;;
+      --report-only) report_only=1 ;;
+      --guest) guest=1 ;;
+      -h|--help) usage; exit 0 ;;
+      *) echo "$name: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+    esac
+    shift
+  done
+  case "$rounds" in ''|*[!0-9]*|0) echo "$name: --rounds needs a positive number" >&2; exit 2 ;; esac
+}
+
+# bench_guest_env SERVER_CPU CLIENT_CPU: the guest's lines of env.txt, inside the VM.
+bench_guest_env() {
+  echo "guest=qemu TCG (no KVM), $(nproc) vCPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+  echo "placement=multi-threaded TCG (one host thread per vCPU); server pinned to vCPU $1, client to vCPU $2 (taskset), both busy-polling"
+  echo "kernel=$(uname -r)"
+  echo "device=rxe0 (rdma_rxe, Soft-RoCE, RoCE v2 over eth0, MTU $(ibv_devinfo -d rxe0 | sed -n 's/.*active_mtu:[[:space:]]*//p' | head -n 1))"
+  echo "jdk=$(java -version 2>&1 | head -n 1)"
+}
+
+# bench_in_vm SCRIPT GUEST_ARGS...: on the host, with the tool copied (tool_copy) to $results: writes the host's
+# lines of env.txt, then runs scripts/SCRIPT --guest --results $results GUEST_ARGS... in one multi-threaded TCG VM.
+bench_in_vm() {
+  local script=$1
+  shift
+  {
+    echo "host_cores=$(nproc)"
+    echo "jrdma=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$root/pom.xml" | head -n 1) ($(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown))"
+    echo "date=$(date -u +%Y-%m-%d)"
+  } >"$results/env.txt"
+  local share=()
+  case "$results" in "$root"/*) ;; *) share=(--share "$results") ;; esac
+  "$root/scripts/softroce-vm" --tcg multi --timeout "$timeout" "${share[@]}" -- \
+    "$root/scripts/$script" --guest --results "$results" "$@"
+}
