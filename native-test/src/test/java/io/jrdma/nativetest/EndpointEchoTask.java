@@ -8,7 +8,13 @@ import io.jrdma.endpoint.ReceivedMessage;
 import io.jrdma.endpoint.Worker;
 import io.jrdma.endpoint.WorkerOptions;
 
+import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.rdmacm.RemoteRegion;
+
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -20,10 +26,24 @@ import java.util.zip.CRC32;
 /**
  * The far end of a cross-node endpoint test: a worker that accepts one endpoint on ADDRESS:PORT and sends every
  * message back as it came (copied into a pooled buffer, so large ones go back by rendezvous too), until the client
- * closes, and reports the messages, their bytes and their CRC-32 as it received them.
+ * closes, and reports the messages, their bytes and their CRC-32 as it received them. Its accept advertises a region
+ * of {@link #EXPOSED} bytes that the client may RDMA-read ({@link #exposed}), filled by {@link #pattern}.
  * Arguments: ADDRESS PORT KEEPALIVE_MILLIS ACK_TIMEOUT RETRY_COUNT.
  */
 final class EndpointEchoTask implements NodeTask {
+    static final int EXPOSED = 1 << 20;
+
+    /** The byte at {@code offset} of the exposed region. */
+    static byte pattern(long offset) {
+        return (byte) (offset * 13 + offset / 1021);
+    }
+
+    /** The region the accept's private data advertises. */
+    static RemoteRegion exposed(Endpoint ep) {
+        ByteBuffer b = ByteBuffer.wrap(ep.peerPrivateData());
+        return new RemoteRegion(b.getLong(), b.getInt(), b.getLong());
+    }
+
     static WorkerOptions options(long keepaliveMillis, int ackTimeout, int retryCount) {
         return WorkerOptions.defaults().withCredits(16, 4)
                 .withFailureDetection(Duration.ofMillis(keepaliveMillis), ackTimeout, retryCount);
@@ -62,8 +82,16 @@ final class EndpointEchoTask implements NodeTask {
         WorkerOptions options = options(Long.parseLong(args.get(2)), Integer.parseInt(args.get(3)),
                 Integer.parseInt(args.get(4)));
         Echo echo = new Echo();
-        try (Worker worker = Worker.start(address.getAddress(), options, "echo-worker")) {
-            EndpointListener listener = worker.listen(address, 4, r -> r.accept(echo, null)).get(60, TimeUnit.SECONDS);
+        try (Worker worker = Worker.start(address.getAddress(), options, "echo-worker");
+             MemoryRegion exposed = worker.protectionDomain().allocate(EXPOSED, Access.LOCAL_WRITE,
+                     Access.REMOTE_READ)) {
+            for (long i = 0; i < EXPOSED; i++) {
+                exposed.segment().set(ValueLayout.JAVA_BYTE, i, pattern(i));
+            }
+            byte[] advert = ByteBuffer.allocate(20).putLong(exposed.address()).putInt(exposed.remoteKey())
+                    .putLong(exposed.length()).array();
+            EndpointListener listener = worker.listen(address, 4, r -> r.accept(echo, advert))
+                    .get(60, TimeUnit.SECONDS);
             Endpoint ep = echo.first.get(EchoTask.PATIENCE.toSeconds(), TimeUnit.SECONDS);
             ep.closeFuture().get(600, TimeUnit.SECONDS);
             listener.close();
