@@ -62,14 +62,14 @@ public final class Endpoint implements AutoCloseable {
     static final int RDV_BIND = 8;
     static final int RDV_ENTRY = 9;
     static final int RDV_RING = 10;
-    static final int RDV_READ = 11;
+    static final int RDV_WRITE = 11;
     static final int RDV_INVALIDATE = 12;
     private static final SendOpcode[] OPCODES = {SendOpcode.SEND, SendOpcode.SEND_WITH_IMM, SendOpcode.RDMA_WRITE,
         SendOpcode.RDMA_WRITE_WITH_IMM, SendOpcode.RDMA_READ, SendOpcode.ATOMIC_CMP_AND_SWP,
         SendOpcode.ATOMIC_FETCH_AND_ADD, SendOpcode.RDMA_WRITE};
     private static final String[] NAMES = {"send", "send with immediate", "RDMA write", "RDMA write with immediate",
         "RDMA read", "compare-and-swap", "fetch-and-add", "credit update", "large message's window bind",
-        "mailbox entry", "mailbox ring", "large message's read", "large message's window invalidation"};
+        "mailbox entry", "mailbox ring", "large message's write", "large message's window invalidation"};
 
     enum State { CONNECTING, OPEN, CLOSING, DISCONNECTED, CLOSED }
 
@@ -180,9 +180,8 @@ public final class Endpoint implements AutoCloseable {
 
     /**
      * Sends {@code length} bytes of {@code region} from {@code offset} as one message. A message larger than the
-     * peer's receive buffers goes by rendezvous: the peer reads it through a memory window over exactly its bytes,
-     * which needs a region registered with {@link io.jrdma.ibverbs.Access#MW_BIND} (pooled buffers and the
-     * {@link Worker#registrations() registration cache}'s are), and completes once the peer has read it.
+     * peer's receive buffers goes by rendezvous: the peer invites it into a pooled buffer of its own, this side
+     * RDMA-writes it there, and the send completes once that write is acknowledged.
      *
      * @param region the registered memory, of the worker's protection domain
      * @param offset where the message starts in it
@@ -190,8 +189,7 @@ public final class Endpoint implements AutoCloseable {
      * @return completes with {@code length} once the peer acknowledged the message
      * @throws IllegalArgumentException if the range is outside the region, the region is of another domain, or
      *                                  the length is 0 or above 16 MiB (a message of no bytes needs an immediate
-     *                                  value); the future fails with it if a region without MW_BIND holds a
-     *                                  message larger than the peer's buffers
+     *                                  value)
      * @throws IllegalStateException    if the endpoint is closing or closed
      */
     public CompletableFuture<Long> send(MemoryRegion region, long offset, int length) {
@@ -733,7 +731,7 @@ public final class Endpoint implements AutoCloseable {
     }
 
     int credits() {
-        return (int) (worker.peerReleased(index) + peerCredits - sent);
+        return (int) (worker.peerReleased(index) + peerCredits - sent - rendezvous.reserved());
     }
 
     /**
@@ -747,6 +745,10 @@ public final class Endpoint implements AutoCloseable {
             if (freeSlots.length <= Rendezvous.SLOTS + 1) {
                 throw new IllegalArgumentException("a message of " + length + " bytes goes by rendezvous, which needs "
                         + "a send depth of at least " + Rendezvous.SLOTS);
+            }
+            if (peerCredits < 2) {
+                throw new IllegalArgumentException("a message of " + length + " bytes goes by rendezvous, which needs "
+                        + "at least 2 credits from the peer, not " + peerCredits);
             }
             return rendezvous.send(region, offset, length, kind == SEND_IMM, imm, opHandler, attachment);
         }
@@ -842,7 +844,7 @@ public final class Endpoint implements AutoCloseable {
         int length = lengths[slot];
         release(slot);
         lastActivity = worker.now();
-        if (kind == READ || kind == CAS || kind == FAA || kind == RDV_READ) {
+        if (kind == READ || kind == CAS || kind == FAA) {
             readsInFlight--;
         }
         if (kind == CREDIT) {
@@ -857,15 +859,20 @@ public final class Endpoint implements AutoCloseable {
                     + status.description(), status, failure);
             if (status != WcStatus.WR_FLUSH_ERR) {
                 fail(e);
+            } else if (failure == null) {
+                // Nothing here broke the endpoint, so the queue pair left the connected state by itself: as the
+                // responder to a request of the peer's it refused (no error completion on this side), or fatally.
+                fail(new EndpointException(this + ": its queue pair entered the error state (" + NAMES[kind]
+                        + " flushed)", status, null));
             }
             if (h != null) {
                 operationFailed(h, e, attachment);
             }
         }
-        if (kind == RDV_READ) {
-            rendezvous.readCompleted((Rendezvous.Incoming) attachment, status);
+        if (kind == RDV_WRITE) {
+            rendezvous.writeCompleted((Rendezvous.Outgoing) attachment, status);
         } else if (kind == RDV_INVALIDATE) {
-            rendezvous.invalidated((Rendezvous.Outgoing) attachment, status);
+            rendezvous.invalidated((Rendezvous.Incoming) attachment, status);
         }
         if (state == State.OPEN || state == State.CLOSING) {
             try {

@@ -32,12 +32,21 @@ public final class ReceivedMessage {
         this.buffer = buffer;
     }
 
-    /** A large message, read into a pooled buffer (see Rendezvous). */
+    /** A large message, written into a pooled buffer (see Rendezvous). */
     static ReceivedMessage large(Worker worker, Endpoint from, Rendezvous.Incoming in) {
         ReceivedMessage m = new ReceivedMessage(worker, -1, in.buffer.segment());
         m.large = in.buffer;
-        m.arrived(from, in.advert.length(), in.advert.hasImmediate(), in.advert.immediate(), false);
+        m.arrived(from, in.length, in.hasImmediate, in.immediate, false);
         return m;
+    }
+
+    /** {@code m}'s copy in {@code copy}, a pooled buffer, so that {@code m}'s receive buffer can go back at once. */
+    static ReceivedMessage copyOf(ReceivedMessage m, Buffer copy) {
+        ReceivedMessage c = new ReceivedMessage(m.worker, -1, copy.segment());
+        MemorySegment.copy(m.buffer, 0, copy.segment(), 0, m.length);
+        c.large = copy;
+        c.arrived(m.endpoint, m.length, m.hasImmediate, m.immediate, m.remoteWrite);
+        return c;
     }
 
     void arrived(Endpoint from, int bytes, boolean withImmediate, int imm, boolean write) {
@@ -121,7 +130,7 @@ public final class ReceivedMessage {
 
     private void giveBack() {
         if (large != null) {
-            large.close();   // the pool is thread-safe, and the credit went back with the ring
+            endpoint.rendezvous.giveBack(large);   // the credit went back with the ring
         } else {
             worker.released(this);
         }

@@ -16,67 +16,109 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One endpoint's messages that are larger than the peer's receive buffers. The sender binds a type 2 memory window
- * over the message (remote read, through this queue pair only), RDMA-writes an advertisement into the peer's mailbox
- * and rings it: a send of no bytes and no immediate value, which the application cannot send. The receiver
- * RDMA-reads the message into a pooled buffer and answers the same way, with an answer in the mailbox; the sender then
- * invalidates the window itself (LOCAL_INV), which completes its operation: no peer is trusted to have done it. Each side numbers the entries
- * it writes (1, 2, ...) and writes entry {@code n} at {@code (n - 1) % credits} of the peer's ring: a ring is a
- * message and takes a credit, so an entry is never overwritten before the peer read it (it reads it when the ring
- * arrives, and releases the ring's buffer then). Messages are handed to the application in the order they were
- * sent: what arrives behind a large message still being read waits for it. The worker's thread only.
+ * One endpoint's messages that are larger than the peer's receive buffers, moved by the receiver's invitation. The
+ * sender RDMA-writes an advertisement (length, immediate value) into the peer's mailbox and rings it: a send of no
+ * bytes and no immediate value, which the application cannot send. The receiver takes a pooled buffer, binds a type 2
+ * memory window over exactly it (remote write, through this queue pair only) and invites the sender the same way; the
+ * sender RDMA-writes the message there, then writes and rings "done" in the same chain, and its operation completes
+ * with the write. The receiver invalidates the window itself (LOCAL_INV) before it hands the message over: no peer is
+ * trusted to have stopped writing.
+ *
+ * <p>The data moves by write, not by a read of the sender's memory, because a duplicated RDMA read request (a lossy
+ * network's duplicate, arriving after the read completed) is executed again by the responder, which fails on a window
+ * already invalidated and moves the sender's queue pair to the error state; a duplicated write is only acknowledged.
+ *
+ * <p>Each side numbers the entries it writes (1, 2, ...) and writes entry {@code n} at {@code (n - 1) % credits} of
+ * the peer's ring: a ring is a message and takes a credit, so an entry is never overwritten before the peer read it
+ * (it reads it when the ring arrives, and releases the ring's buffer then). Messages are handed to the application in
+ * the order they were sent: what arrives behind a large message still being written waits for it. The worker's
+ * thread only.
  */
 final class Rendezvous {
     /**
      * A mailbox entry, little-endian: {@code u64} address, {@code u32} rkey, {@code u32} length, {@code u32} flags
-     * (bit 0: the message has an immediate value; bit 1: an answer, whose rkey names the window read),
-     * {@code u32} immediate, {@code u64} the entry's number.
+     * (bit 0: the message has an immediate value; bit 1: an invitation, naming the window to write into; bit 2: done,
+     * naming the window written), {@code u32} immediate, {@code u64} the entry's number.
      */
     static final int ENTRY = 32;
-    /** The largest message: the largest pooled buffer, which the receiver reads it into. */
+    /** The largest message: the largest pooled buffer, which the receiver takes for it. */
     static final int MAX_MESSAGE = 1 << BufferPool.MAX_SHIFT;
-    /** Send-queue slots a large message takes: the bind, the advertisement and the ring. */
+    /** Send-queue slots a step takes: the bind or the data write, the entry and the ring. */
     static final int SLOTS = 3;
     private static final int HAS_IMMEDIATE = 1;
-    private static final int ANSWER = 2;
+    private static final int INVITATION = 2;
+    private static final int DONE = 4;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    /** A large message sent: its window stays bound until the peer answered and the window was invalidated. */
-    record Outgoing(MemoryWindow window, int rkey, MemoryRegion region, int length,
-                            OperationHandler<Object> handler, Object attachment) {
+    /** A large message sent: advertised, then invited into {@code target}, then written. */
+    static final class Outgoing {
+        final MemoryRegion region;
+        final long offset;
+        final int length;
+        final OperationHandler<Object> handler;
+        final Object attachment;
+        RemoteRegion target;
+
+        Outgoing(MemoryRegion region, long offset, int length, OperationHandler<Object> handler, Object attachment) {
+            this.region = region;
+            this.offset = offset;
+            this.length = length;
+            this.handler = handler;
+            this.attachment = attachment;
+        }
     }
 
-    /** What the peer's entry says of a large message. */
-    record Advert(RemoteRegion source, int length, boolean hasImmediate, int immediate) {
-    }
-
-    /** A large message the peer announced: read into {@code buffer}, then handed over in order. */
+    /**
+     * A large message the peer announced: invited into {@code buffer} (taken then, within the endpoint's rendezvous
+     * memory) through {@code window}, written, then handed over.
+     */
     static final class Incoming {
-        final Advert advert;
-        final Buffer buffer;
-        boolean read;
+        final int length;
+        final boolean hasImmediate;
+        final int immediate;
+        Buffer buffer;
+        MemoryWindow window;
+        int rkey;
+        /** Its window is invalidated: the message is whole and no peer can change it any more. */
+        boolean ready;
+        /** Its invalidation is in flight: the completion gives the buffer back if the endpoint broke meanwhile. */
+        boolean invalidating;
 
-        Incoming(Advert advert, Buffer buffer) {
-            this.advert = advert;
-            this.buffer = buffer;
+        Incoming(int length, boolean hasImmediate, int immediate) {
+            this.length = length;
+            this.hasImmediate = hasImmediate;
+            this.immediate = immediate;
         }
     }
 
     private final Endpoint ep;
     private final Worker worker;
-    private final ArrayDeque<Outgoing> outgoing = new ArrayDeque<>();
-    /** Answered messages whose window waits for a queue slot to be invalidated. */
-    private final ArrayDeque<Outgoing> toInvalidate = new ArrayDeque<>();
+    /** Advertised, waiting for the peer's invitation. */
+    private final ArrayDeque<Outgoing> advertised = new ArrayDeque<>();
+    /** Invited, waiting for slots and a credit to be written. */
+    private final ArrayDeque<Outgoing> toWrite = new ArrayDeque<>();
+    /** Written, waiting for the write's completion. */
+    private int writing;
     private final ArrayDeque<MemoryWindow> freeWindows = new ArrayDeque<>();
     private final List<MemoryWindow> windows = new ArrayList<>();
     /** Entries written into the peer's mailbox, and read from this side's. */
     private long written;
     private long read;
-    private final ArrayDeque<Incoming> toRead = new ArrayDeque<>();
-    private final ArrayDeque<Integer> toAnswer = new ArrayDeque<>();
-    /** Messages (ReceivedMessage or Incoming) behind a large message still being read, in arrival order. */
+    /** Announced, waiting for slots and a credit to be invited. */
+    private final ArrayDeque<Incoming> toInvite = new ArrayDeque<>();
+    /** Invited, waiting for the peer's "done". */
+    private final ArrayDeque<Incoming> invited = new ArrayDeque<>();
+    /** Done, waiting for a slot to invalidate the window. */
+    private final ArrayDeque<Incoming> toInvalidate = new ArrayDeque<>();
+    /** Messages (ReceivedMessage or Incoming) behind a large message not yet ready, in arrival order. */
     private final ArrayDeque<Object> inbound = new ArrayDeque<>();
+    /**
+     * Bytes of pooled buffers the peer's large messages hold here (invited or not yet released), and copies of the
+     * messages that wait behind them.
+     */
+    private long held;
+    private int reserved;
     private boolean aborted;
 
     Rendezvous(Endpoint ep, Worker worker) {
@@ -95,57 +137,49 @@ final class Rendezvous {
     @SuppressWarnings("unchecked")
     boolean send(MemoryRegion region, long offset, int length, boolean hasImmediate, int immediate,
                  OperationHandler<?> handler, Object attachment) throws RdmaException {
-        if (!region.access().contains(Access.MW_BIND)) {
-            throw new IllegalArgumentException("a message of " + length + " bytes goes by rendezvous, which needs a "
-                    + "region registered with MW_BIND (pooled buffers and the registration cache's are): " + region);
-        }
-        if (ep.freeSlots() <= SLOTS) {
+        if (ep.freeSlots() <= SLOTS || !hasCredits(2)) {
             return false;
         }
-        if (ep.credits() <= 0) {
-            worker.waitForCredits(ep);
-            return false;
-        }
-        MemoryWindow window = freeWindows.poll();
-        while (window != null && window.isClosed()) {
-            window = freeWindows.poll();   // closed with the worker's registrations of an arena that closed
-        }
-        if (window == null) {
-            window = worker.protectionDomain().allocateMemoryWindow(MemoryWindow.Type.TYPE_2);
-            windows.add(window);
-        }
-        int rkey = window.nextRemoteKey();
-        int bind = ep.takeSlot(Endpoint.RDV_BIND, 0, region);
-        try {
-            ring(window, bind, region, offset, length, rkey, hasImmediate ? HAS_IMMEDIATE : 0, immediate);
-        } catch (RdmaException | RuntimeException e) {
-            ep.releaseSlot(bind);
-            freeWindows.push(window);
-            throw e;
-        }
-        outgoing.add(new Outgoing(window, rkey, region, length, (OperationHandler<Object>) handler, attachment));
+        ring(null, false, length, hasImmediate ? HAS_IMMEDIATE : 0, immediate);
+        advertised.add(new Outgoing(region, offset, length, (OperationHandler<Object>) handler, attachment));
+        reserved++;
         return true;
     }
 
     /**
-     * Writes the next entry into the peer's mailbox and rings, after binding {@code window} if it is given; the
-     * caller checked the slots and the credit.
+     * Credits kept for the "done" rings of the messages advertised: the receiver hands nothing over behind a large
+     * message until its "done" arrives, so that ring must never wait for a credit the receiver holds for them.
      */
-    private void ring(MemoryWindow window, int bindSlot, MemoryRegion region, long offset, int length, int rkey,
-                      int flags, int immediate) throws RdmaException {
+    int reserved() {
+        return reserved;
+    }
+
+    private boolean hasCredits(int needed) {
+        if (ep.credits() < needed) {
+            worker.waitForCredits(ep);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Writes the next entry into the peer's mailbox and rings, chained after the bind or the write the worker just
+     * prepared if {@code chained}; the caller checked the slots and the credit.
+     */
+    private void ring(RemoteRegion named, boolean chained, int length, int flags, int immediate)
+            throws RdmaException {
         long number = written + 1;
         int entrySlot = ep.takeSlot(Endpoint.RDV_ENTRY, ENTRY, null);
         int ringSlot = ep.takeSlot(Endpoint.RDV_RING, 0, null);
         MemorySegment entry = worker.scratch(ep, entrySlot);
-        entry.set(LONG, 0, region == null ? 0 : region.address() + offset);
-        entry.set(INT, 8, rkey);
+        entry.set(LONG, 0, named == null ? 0 : named.address());
+        entry.set(INT, 8, named == null ? 0 : named.remoteKey());
         entry.set(INT, 12, length);
         entry.set(INT, 16, flags);
         entry.set(INT, 20, immediate);
         entry.set(LONG, 24, number);
         try {
-            worker.postRing(ep, window, bindSlot, region, offset, length, rkey, entrySlot, ringSlot,
-                    ep.peerMailbox(number));
+            worker.postRing(ep, chained, entrySlot, ringSlot, ep.peerMailbox(number));
         } catch (RdmaException | RuntimeException e) {
             ep.releaseSlot(entrySlot);
             ep.releaseSlot(ringSlot);
@@ -155,34 +189,34 @@ final class Rendezvous {
         ep.messageSent();
     }
 
-    /** The peer read a large message: its window is invalidated, now or when a slot frees up. */
-    private void answered(int rkey) {
-        Outgoing o = outgoing.peek();
-        if (o == null || o.rkey != rkey) {
-            ep.fail(new EndpointException(ep + ": the peer answered a large message it was not sent"));
+    /** The peer invites the oldest advertised message into {@code target}. */
+    private void invited(RemoteRegion target) {
+        Outgoing o = advertised.peek();
+        if (o == null || target.length() != o.length) {
+            ep.fail(new EndpointException(ep + ": the peer invited a large message it was not offered"));
             return;
         }
-        outgoing.poll();
-        toInvalidate.add(o);
+        advertised.poll();
+        o.target = target;
+        toWrite.add(o);
     }
 
-    /** The window of a large message is invalidated: the send is complete, and the window free for the next. */
-    void invalidated(Outgoing o, WcStatus status) {
+    /** A large message's write completed: the peer holds its bytes (acknowledged), the send is complete. */
+    void writeCompleted(Outgoing o, WcStatus status) {
+        writing--;
         if (status == WcStatus.SUCCESS) {
-            VerbsBridge.hooks().windowInvalidated(o.window);
-            freeWindows.push(o.window);
             ep.operationCompleted(o.handler, o.length, o.attachment);
         } else {
-            ep.operationFailed(o.handler, new EndpointException("invalidating the window of a large message on "
-                    + ep + " failed: " + status.description(), status, null), o.attachment);
+            ep.operationFailed(o.handler, new EndpointException("writing a large message on " + ep + " failed: "
+                    + status.description(), status, null), o.attachment);
         }
     }
 
     // ---- the receiver -------------------------------------------------------------------------------------------
 
     /**
-     * The peer rang: its next mailbox entry answers a large message sent, or advertises one, which is read now or
-     * when slots free up.
+     * The peer rang: its next mailbox entry advertises a large message (invited now or when slots free up), invites
+     * one sent, or says one is written.
      */
     void rang(MemorySegment mailbox, int entries) {
         long number = ++read;
@@ -193,27 +227,44 @@ final class Rendezvous {
         int flags = entry.get(INT, 16);
         if (entry.get(LONG, 24) != number) {
             ep.fail(new EndpointException(ep + ": the peer rang without a mailbox entry"));
-            return;
-        }
-        if ((flags & ANSWER) != 0) {
-            answered(rkey);
-            return;
-        }
-        if (length <= 0 || length > MAX_MESSAGE) {
+        } else if ((flags & INVITATION) != 0) {
+            invited(new RemoteRegion(address, rkey, length));
+        } else if ((flags & DONE) != 0) {
+            written(rkey);
+        } else if (length <= 0 || length > MAX_MESSAGE) {
             ep.fail(new EndpointException(ep + ": the peer's large-message advertisement is malformed"));
+        } else {
+            Incoming in = new Incoming(length, (flags & HAS_IMMEDIATE) != 0, entry.get(INT, 20));
+            inbound.add(in);
+            toInvite.add(in);
+        }
+    }
+
+    /** The peer wrote the oldest invited message: its window is invalidated, now or when a slot frees up. */
+    private void written(int rkey) {
+        Incoming in = invited.peek();
+        if (in == null || in.rkey != rkey) {
+            ep.fail(new EndpointException(ep + ": the peer says it wrote a large message it was not invited to"));
             return;
         }
-        Buffer buffer;
-        try {
-            buffer = worker.buffers().allocate(length);
-        } catch (RdmaException | RuntimeException e) {
-            ep.fail(new EndpointException(ep + ": no buffer for a large message of " + length + " bytes", null, e));
+        invited.poll();
+        toInvalidate.add(in);
+    }
+
+    /** A window of a large message is invalidated: the message is whole, and the window free for the next. */
+    void invalidated(Incoming in, WcStatus status) {
+        in.invalidating = false;
+        if (status == WcStatus.SUCCESS) {
+            VerbsBridge.hooks().windowInvalidated(in.window);
+            freeWindows.push(in.window);
+        }
+        if (status != WcStatus.SUCCESS || aborted) {
+            giveBack(in.buffer);
+            inbound.remove(in);
             return;
         }
-        Incoming in = new Incoming(new Advert(new RemoteRegion(address, rkey, length), length,
-                (flags & HAS_IMMEDIATE) != 0, entry.get(INT, 20)), buffer);
-        inbound.add(in);
-        toRead.add(in);
+        in.ready = true;
+        deliver();
     }
 
     /** Whether messages must wait behind a large one. */
@@ -221,67 +272,102 @@ final class Rendezvous {
         return !inbound.isEmpty();
     }
 
+    /**
+     * Keeps {@code m} until the large messages before it are handed over: as a copy in a pooled buffer, so that its
+     * receive buffer and with it the peer's credit go back at once (credits held by the order of delivery could
+     * leave the peer without one for the rings that complete those large messages). Beyond the rendezvous memory
+     * it keeps {@code m} itself, and the peer slows down.
+     */
     void hold(ReceivedMessage m) {
+        int size = Math.max(1, m.length());
+        if (held + size <= worker.options().rendezvousMemory()) {
+            try {
+                Buffer copy = worker.buffers().allocate(size);
+                held += copy.segment().byteSize();
+                inbound.add(ReceivedMessage.copyOf(m, copy));
+                m.drop();
+                return;
+            } catch (RdmaException | RuntimeException e) {
+                // No pooled memory left: the message itself waits, and its credit with it.
+            }
+        }
         inbound.add(m);
     }
 
-    /** Posts the reads and answers that wait, while slots, read depth and credits allow; before the backlog. */
+    /** Posts the invalidations, writes and invitations that wait, while slots and credits allow; before the backlog. */
     void post() throws RdmaException {
-        Outgoing o;
-        while ((o = toInvalidate.peek()) != null && ep.freeSlots() > 1) {
-            int slot = ep.takeSlot(Endpoint.RDV_INVALIDATE, 0, o.region);
-            ep.attach(slot, o);
-            try {
-                worker.postInvalidate(ep, slot, o.rkey);
-            } catch (RdmaException | RuntimeException e) {
-                ep.releaseSlot(slot);
-                throw e;
-            }
-            toInvalidate.poll();
-        }
         Incoming in;
-        while ((in = toRead.peek()) != null && ep.freeSlots() > 1 && ep.readSlotFree()) {
-            int slot = ep.takeSlot(Endpoint.RDV_READ, in.advert.length(), in.buffer.region());
+        while ((in = toInvalidate.peek()) != null && ep.freeSlots() > 1) {
+            int slot = ep.takeSlot(Endpoint.RDV_INVALIDATE, 0, in.buffer.region());
             ep.attach(slot, in);
             try {
-                worker.post(ep, slot, io.jrdma.ibverbs.SendOpcode.RDMA_READ, in.buffer.region(), in.buffer.offset(),
-                        in.advert.length(), in.advert.source(), 0, 0, 0, 0);
+                worker.postInvalidate(ep, slot, in.rkey);
             } catch (RdmaException | RuntimeException e) {
                 ep.releaseSlot(slot);
                 throw e;
             }
-            ep.readPosted();
-            toRead.poll();
+            in.invalidating = true;
+            toInvalidate.poll();
         }
-        Integer rkey;
-        while ((rkey = toAnswer.peek()) != null && ep.freeSlots() > 2) {
-            if (ep.credits() <= 0) {
-                worker.waitForCredits(ep);
+        Outgoing o;
+        while ((o = toWrite.peek()) != null && ep.freeSlots() > SLOTS) {
+            int slot = ep.takeSlot(Endpoint.RDV_WRITE, o.length, o.region);
+            ep.attach(slot, o);
+            reserved--;   // the "done" ring takes the credit kept for it
+            try {
+                worker.prepareWrite(ep, slot, o.region, o.offset, o.length, o.target);
+                ring(o.target, true, 0, DONE, 0);
+            } catch (RdmaException | RuntimeException e) {
+                reserved++;
+                ep.releaseSlot(slot);
+                throw e;
+            }
+            writing++;
+            toWrite.poll();
+        }
+        while ((in = toInvite.peek()) != null && ep.freeSlots() > SLOTS && hasCredits(1)) {
+            if (held > 0 && held + in.length > worker.options().rendezvousMemory()) {
+                return;   // invited when the application releases a large message
+            }
+            try {
+                in.buffer = worker.buffers().allocate(in.length);
+            } catch (RdmaException | RuntimeException e) {
+                ep.fail(new EndpointException(ep + ": no buffer for a large message of " + in.length + " bytes",
+                        null, e));
                 return;
             }
-            ring(null, -1, null, 0, 0, rkey, ANSWER, 0);
-            toAnswer.poll();
+            held += in.buffer.segment().byteSize();
+            MemoryWindow window = freeWindows.poll();
+            if (window == null) {
+                window = worker.protectionDomain().allocateMemoryWindow(MemoryWindow.Type.TYPE_2);
+                windows.add(window);
+            }
+            int rkey = window.nextRemoteKey();
+            int bind = ep.takeSlot(Endpoint.RDV_BIND, 0, in.buffer.region());
+            RemoteRegion target = new RemoteRegion(in.buffer.segment().address(), rkey, in.length);
+            try {
+                worker.prepareBind(ep, bind, window, rkey, in.buffer.region(), in.buffer.offset(), in.length);
+                ring(target, true, in.length, INVITATION, 0);
+            } catch (RdmaException | RuntimeException e) {
+                ep.releaseSlot(bind);
+                freeWindows.push(window);
+                giveBack(in.buffer);
+                in.buffer = null;
+                throw e;
+            }
+            in.window = window;
+            in.rkey = rkey;
+            invited.add(in);
+            toInvite.poll();
         }
     }
 
-    /** A read of a large message completed. */
-    void readCompleted(Incoming in, WcStatus status) {
-        if (status != WcStatus.SUCCESS || aborted) {
-            in.buffer.close();
-            inbound.remove(in);
-            return;
-        }
-        in.read = true;
-        toAnswer.add(in.advert.source().remoteKey());
-        deliver();
-    }
-
-    /** Hands over what heads the inbound queue, up to the next large message still being read. */
+    /** Hands over what heads the inbound queue, up to the next large message not yet ready. */
     private void deliver() {
         Object head;
         while ((head = inbound.peek()) != null && !aborted) {
             if (head instanceof Incoming in) {
-                if (!in.read) {
+                if (!in.ready) {
                     return;
                 }
                 inbound.poll();
@@ -297,12 +383,13 @@ final class Rendezvous {
 
     /** Whether nothing is on its way: a graceful close waits for that. */
     boolean idle() {
-        return outgoing.isEmpty() && toInvalidate.isEmpty() && toRead.isEmpty() && toAnswer.isEmpty();
+        return advertised.isEmpty() && toWrite.isEmpty() && writing == 0 && toInvite.isEmpty() && invited.isEmpty()
+                && toInvalidate.isEmpty();
     }
 
-    /** Whether a large message being sent uses {@code region}: the peer may read it until it answers. */
+    /** Whether a large message being sent uses {@code region}: it is written from there once the peer invites it. */
     boolean uses(MemoryRegion region) {
-        for (ArrayDeque<Outgoing> list : List.of(outgoing, toInvalidate)) {
+        for (ArrayDeque<Outgoing> list : List.of(advertised, toWrite)) {
             for (Outgoing o : list) {
                 if (o.region == region) {
                     return true;
@@ -313,32 +400,50 @@ final class Rendezvous {
     }
 
     /**
-     * The endpoint broke, after its queue pair left the connected state (so no peer can read through the windows
-     * any more): sends fail, and what was received and not handed over goes back.
+     * The endpoint broke, after its queue pair left the connected state (so no peer can write through the windows
+     * any more): sends not written fail (those being written fail with their write's flush), and what was received
+     * and not handed over goes back.
      */
     void abort(Throwable cause) {
         aborted = true;
         Outgoing o;
-        outgoing.addAll(toInvalidate);
-        toInvalidate.clear();
-        while ((o = outgoing.poll()) != null) {
-            ep.operationFailed(o.handler, new EndpointException("a large message on " + ep + " was not read: " + ep
+        advertised.addAll(toWrite);
+        toWrite.clear();
+        while ((o = advertised.poll()) != null) {
+            ep.operationFailed(o.handler, new EndpointException("a large message on " + ep + " was not sent: " + ep
                     + " disconnected", null, cause), o.attachment);
         }
-        toAnswer.clear();
-        Incoming in;
-        while ((in = toRead.poll()) != null) {
-            in.buffer.close();
-            inbound.remove(in);
-        }
+        toInvite.clear();
+        invited.clear();
+        toInvalidate.clear();
         Object head;
         while ((head = inbound.poll()) != null) {
             if (head instanceof ReceivedMessage m) {
                 m.drop();
-            } else if (((Incoming) head).read) {
-                ((Incoming) head).buffer.close();
+            } else if (((Incoming) head).buffer != null && !((Incoming) head).invalidating) {
+                giveBack(((Incoming) head).buffer);
             }
-            // An Incoming still being read closes its buffer when the read's flush completes.
+            // An Incoming being invalidated gives its buffer back when the invalidation's flush completes.
+        }
+    }
+
+    /**
+     * A large message's buffer goes back to the pool, from any thread (the application's release): the memory it
+     * held may let the next large message be invited.
+     */
+    void giveBack(Buffer buffer) {
+        if (!worker.inThread()) {
+            try {
+                worker.execute(() -> giveBack(buffer));
+            } catch (IllegalStateException closed) {
+                buffer.close();   // the worker and its endpoints are gone: only the pool is left to give it to
+            }
+            return;
+        }
+        held -= buffer.segment().byteSize();
+        buffer.close();
+        if (!aborted) {
+            ep.drainBacklog();
         }
     }
 

@@ -740,11 +740,27 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Posts a mailbox entry (from {@link #scratch}) and its ring in one chain, after the bind of {@code window} over
-     * the message if there is one.
+     * Prepares, as the head of the next {@link #postRing} chain, the bind of {@code window} over a large message's
+     * buffer: the peer may write exactly it, through this queue pair.
      */
-    void postRing(Endpoint ep, MemoryWindow window, int bindSlot, MemoryRegion region, long offset, int length,
-                  int rkey, int entrySlot, int ringSlot, long mailbox) throws RdmaException {
+    void prepareBind(Endpoint ep, int slot, MemoryWindow window, int rkey, MemoryRegion region, long offset,
+                     int length) {
+        wr.reset().id(((long) ep.index << 32) | slot).signaled(true)
+                .bindWindow(window, rkey, region, offset, length, Access.REMOTE_WRITE);
+    }
+
+    /** Prepares, as the head of the next {@link #postRing} chain, the write of a large message into the peer's window. */
+    void prepareWrite(Endpoint ep, int slot, MemoryRegion region, long offset, int length, RemoteRegion target) {
+        wr.reset().id(((long) ep.index << 32) | slot).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+                .add(region, offset, length).rdma(target.address(), target.remoteKey());
+    }
+
+    /**
+     * Posts a mailbox entry (from {@link #scratch}) and its ring in one chain, after the request just prepared
+     * ({@link #prepareBind}, {@link #prepareWrite}) if {@code chained}: the queue pair runs them in order, so the
+     * ring arrives after what it announces.
+     */
+    void postRing(Endpoint ep, boolean chained, int entrySlot, int ringSlot, long mailbox) throws RdmaException {
         entryWr.reset().id(((long) ep.index << 32) | entrySlot).opcode(SendOpcode.RDMA_WRITE).signaled(true)
                 .add(scratch, scratchOffset(ep, entrySlot), Rendezvous.ENTRY).rdma(mailbox, ep.peerWordKey());
         if (Rendezvous.ENTRY <= ep.qp.capabilities().maxInlineData()) {
@@ -752,13 +768,7 @@ public final class Worker implements AutoCloseable {
         }
         ringWr.reset().id(((long) ep.index << 32) | ringSlot).opcode(SendOpcode.SEND).signaled(true);
         entryWr.next(ringWr);
-        if (window != null) {
-            wr.reset().id(((long) ep.index << 32) | bindSlot).signaled(true)
-                    .bindWindow(window, rkey, region, offset, length, Access.REMOTE_READ).next(entryWr);
-            ep.qp.postSend(wr);
-        } else {
-            ep.qp.postSend(entryWr);
-        }
+        ep.qp.postSend(chained ? wr.next(entryWr) : entryWr);
     }
 
     void postInvalidate(Endpoint ep, int slot, int rkey) throws RdmaException {

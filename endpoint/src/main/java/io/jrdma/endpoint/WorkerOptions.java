@@ -24,9 +24,15 @@ import java.time.Duration;
  * @param retryCount   transport retries before an operation fails (0 to 6; Soft-RoCE retries forever at 7)
  * @param spin         how long a worker {@link Worker#start started} on its own thread busy-polls before it blocks
  * @param hugePages    whether the buffer pool takes its memory from 2 MiB huge pages
+ * @param rendezvousMemory bytes of pooled buffers each endpoint's peer may hold at this side (16 MiB, the largest
+ *                     message, to 1 TiB): its messages larger than {@code messageSize}, being written or not yet
+ *                     released, and copies of the messages that arrived behind them (messages are handed over in
+ *                     order); beyond it a further large message is not invited until the application releases
+ *                     some, and the messages behind it keep their receive buffers, which slows the peer down
  */
 public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int sendDepth, int readDepth,
-                            Duration keepalive, int ackTimeout, int retryCount, Duration spin, boolean hugePages) {
+                            Duration keepalive, int ackTimeout, int retryCount, Duration spin, boolean hugePages,
+                            long rendezvousMemory) {
     /**
      * Checks the ranges.
      *
@@ -45,6 +51,9 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
             throw new IllegalArgumentException("credits * maxEndpoints receive buffers must be at most 1 Mi, not "
                     + (long) credits * maxEndpoints);
         }
+        if (rendezvousMemory < Rendezvous.MAX_MESSAGE || rendezvousMemory > 1L << 40) {
+            throw new IllegalArgumentException("rendezvousMemory must be 16 MiB to 1 TiB, not " + rendezvousMemory);
+        }
         if (keepalive.isNegative() || spin.isNegative()) {
             throw new IllegalArgumentException("keepalive and spin must not be negative");
         }
@@ -58,12 +67,14 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
 
     /**
      * 4 KiB messages, 32 credits, 128 endpoints (so 4096 receive buffers, 16 MiB), 64 operations and 8 reads in
-     * flight per endpoint, a keepalive after 2 s idle, an ACK timeout of 67 ms with 6 retries, and 50 us of spinning.
+     * flight per endpoint, a keepalive after 2 s idle, an ACK timeout of 67 ms with 6 retries, 50 us of spinning,
+     * and 32 MiB of large messages per endpoint.
      *
      * @return the default options
      */
     public static WorkerOptions defaults() {
-        return new WorkerOptions(4096, 32, 128, 64, 8, Duration.ofSeconds(2), 14, 6, Duration.ofNanos(50_000), false);
+        return new WorkerOptions(4096, 32, 128, 64, 8, Duration.ofSeconds(2), 14, 6, Duration.ofNanos(50_000), false,
+                32 << 20);
     }
 
     /**
@@ -81,7 +92,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withMessageSize(int bytes) {
         return new WorkerOptions(bytes, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages);
+                retryCount, spin, hugePages, rendezvousMemory);
     }
 
     /**
@@ -93,7 +104,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withCredits(int credits, int maxEndpoints) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages);
+                retryCount, spin, hugePages, rendezvousMemory);
     }
 
     /**
@@ -105,7 +116,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withDepths(int sendDepth, int readDepth) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages);
+                retryCount, spin, hugePages, rendezvousMemory);
     }
 
     /**
@@ -118,7 +129,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withFailureDetection(Duration keepalive, int ackTimeout, int retryCount) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages);
+                retryCount, spin, hugePages, rendezvousMemory);
     }
 
     /**
@@ -129,7 +140,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withSpin(Duration spin) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages);
+                retryCount, spin, hugePages, rendezvousMemory);
     }
 
     /**
@@ -140,6 +151,17 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withHugePages(boolean on) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, on);
+                retryCount, spin, on, rendezvousMemory);
+    }
+
+    /**
+     * A copy with another bound on the large messages a peer may have this side hold.
+     *
+     * @param bytes per endpoint, 16 MiB to 1 TiB
+     * @return the new options
+     */
+    public WorkerOptions withRendezvousMemory(long bytes) {
+        return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
+                retryCount, spin, hugePages, bytes);
     }
 }

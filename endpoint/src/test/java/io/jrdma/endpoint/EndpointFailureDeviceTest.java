@@ -4,6 +4,7 @@ import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.Device;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.junit.DeviceAddresses;
 import io.jrdma.junit.RdmaDeviceTest;
 import io.jrdma.rdmacm.CmEventException;
@@ -27,7 +28,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,6 +40,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Endpoints on rxe0 when things go wrong: a killed peer, rejects, a peer that is no endpoint, bad input. */
 @RdmaDeviceTest
 class EndpointFailureDeviceTest {
+    /** Releases every message and keeps the first failure its endpoint hears of. */
+    static final class FailureCatcher implements EndpointHandler {
+        final CompletableFuture<Throwable> failure = new CompletableFuture<>();
+
+        @Override
+        public void onMessage(Endpoint endpoint, ReceivedMessage message) {
+            message.release();
+        }
+
+        @Override
+        public void onError(Endpoint endpoint, Throwable failure) {
+            this.failure.complete(failure);
+        }
+    }
+
 
     @Test
     void aKilledPeerFailsEveryOperationInFlightAndTheEndpointCloses(Device device) throws Exception {
@@ -53,18 +68,9 @@ class EndpointFailureDeviceTest {
             String line = out.readLine();
             assertNotNull(line, "the child server printed nothing");
             int port = Integer.parseInt(line.replace("listening ", "").strip());
-            AtomicReference<Throwable> error = new AtomicReference<>();
-            Endpoint ep = client.connect(new InetSocketAddress(ip, port), new EndpointHandler() {
-                @Override
-                public void onMessage(Endpoint endpoint, ReceivedMessage message) {
-                    message.release();
-                }
-
-                @Override
-                public void onError(Endpoint endpoint, Throwable failure) {
-                    error.set(failure);
-                }
-            }, null, Duration.ofSeconds(30)).get(60, TimeUnit.SECONDS);
+            FailureCatcher catcher = new FailureCatcher();
+            Endpoint ep = client.connect(new InetSocketAddress(ip, port), catcher, null, Duration.ofSeconds(30))
+                    .get(60, TimeUnit.SECONDS);
             RemoteRegion remote = WorkerPair.remote(ep);
             MemoryRegion local = client.protectionDomain().allocate(WorkerPair.EXPOSED, Access.LOCAL_WRITE);
             try (local) {
@@ -86,7 +92,7 @@ class EndpointFailureDeviceTest {
                 }
                 assertTrue(failed > 0, "no operation failed after the peer was killed");
                 ep.closeFuture().get(60, TimeUnit.SECONDS);
-                assertNotNull(error.get(), "the handler heard of no error");
+                assertNotNull(catcher.failure.getNow(null), "the handler heard of no error");
                 assertFalse(ep.isOpen());
                 assertThrows(IllegalStateException.class, () -> ep.send(local, 0, 8));
             }
@@ -220,6 +226,35 @@ class EndpointFailureDeviceTest {
             m.release();
             assertThrows(IllegalStateException.class, m::segment);
             assertThrows(IllegalStateException.class, m::release);
+        }
+    }
+
+    /**
+     * A queue pair that leaves the connected state by itself (as the responder to a request of the peer's it refused:
+     * no error completion on its side, only flushes) breaks its endpoint, instead of leaving it open with every
+     * operation flushed.
+     */
+    @Test
+    void aQueuePairInTheErrorStateUnaskedBreaksItsEndpoint(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        try (WorkerPair pair = new WorkerPair(ip, WorkerOptions.defaults(), WorkerOptions.defaults(),
+                (e, m) -> m.release())) {
+            FailureCatcher catcher = new FailureCatcher();
+            Endpoint ep = pair.connect(catcher);
+            WorkerPair.on(pair.client, () -> {
+                ep.qp.toError();
+                return null;
+            });
+            try (Buffer b = pair.client.buffers().allocate(64)) {
+                ExecutionException flushed = assertThrows(ExecutionException.class,
+                        () -> ep.send(b.region(), b.offset(), 64).get(30, TimeUnit.SECONDS));
+                assertEquals(WcStatus.WR_FLUSH_ERR, ((EndpointException) flushed.getCause()).status());
+            }
+            EndpointException broken = assertInstanceOf(EndpointException.class,
+                    catcher.failure.get(30, TimeUnit.SECONDS));
+            assertTrue(broken.getMessage().contains("entered the error state"), broken.getMessage());
+            ep.closeFuture().get(30, TimeUnit.SECONDS);
+            assertFalse(ep.isOpen());
         }
     }
 }
