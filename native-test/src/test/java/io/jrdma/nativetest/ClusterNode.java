@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -131,6 +132,32 @@ final class ClusterNode {
         /** Its outcome, or status {@link NodeAgent#RUNNING} with the output so far if it is still running after {@code timeout}. */
         NodeAgent.Outcome await(Duration timeout) throws IOException {
             return request("await", List.of(id, Long.toString(timeout.toMillis())));
+        }
+
+        /**
+         * The first success of {@code attempt}, which connects to this server while it may still be starting (until
+         * it listens, the connection manager rejects). Fails with the server's own outcome as soon as it ended, and
+         * after {@code patience}.
+         */
+        <T> T whenListening(Duration patience, Callable<T> attempt) throws Exception {
+            long deadline = System.nanoTime() + patience.toNanos();
+            while (true) {
+                try {
+                    return attempt.call();
+                } catch (Exception notYetListening) {
+                    NodeAgent.Outcome o = await(Duration.ZERO);
+                    if (o.status() != NodeAgent.RUNNING) {
+                        throw new AssertionError("on " + ClusterNode.this + ": " + what
+                                + " ended with status " + o.status() + " before a client connected:\n" + o.output(),
+                                notYetListening);
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("on " + ClusterNode.this + ": " + what + " did not accept within "
+                                + patience + "; its output so far:\n" + o.output(), notYetListening);
+                    }
+                    Thread.sleep(500);
+                }
+            }
         }
 
         /** Its output; fails unless it ended with status 0 within {@code timeout}. */

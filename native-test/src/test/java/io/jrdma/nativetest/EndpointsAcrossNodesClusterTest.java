@@ -104,7 +104,7 @@ class EndpointsAcrossNodesClusterTest {
         Checker checker = new Checker(expected);
         try (ClusterNode.Remote echo = startEcho(peer, port);
              Worker worker = Worker.start(ClusterNode.localDataAddress(), OPTIONS, "client-worker")) {
-            Endpoint ep = connect(worker, peer, port, checker);
+            Endpoint ep = connect(worker, echo, peer, port, checker);
             if (!netem.equals("none")) {
                 NetworkFaultsClusterTest.impair(peer, netem);
             }
@@ -150,7 +150,7 @@ class EndpointsAcrossNodesClusterTest {
              Worker worker = Worker.start(ClusterNode.localDataAddress(), OPTIONS, "client-worker")) {
             byte[] one = {7};
             Checker checker = new Checker(new long[] {crc(MemorySegment.ofArray(one))});
-            Endpoint ep = connect(worker, peer, 7380, checker);
+            Endpoint ep = connect(worker, echo, peer, 7380, checker);
             RemoteRegion remote = EndpointEchoTask.exposed(ep);
             // The echo takes its endpoint from the first message.
             try (Buffer b = worker.buffers().allocate(1)) {
@@ -199,19 +199,11 @@ class EndpointsAcrossNodesClusterTest {
                 Long.toString(KEEPALIVE_MILLIS), Integer.toString(ACK_TIMEOUT), Integer.toString(RETRIES));
     }
 
-    /** Connects to the echo on {@code node}, retrying while it is not yet listening. */
-    static Endpoint connect(Worker worker, ClusterNode node, int port, EndpointHandler handler) throws Exception {
+    /** Connects to {@code echo} (started by {@link #startEcho}) on {@code node}, once it listens. */
+    static Endpoint connect(Worker worker, ClusterNode.Remote echo, ClusterNode node, int port,
+            EndpointHandler handler) throws Exception {
         InetSocketAddress server = new InetSocketAddress(node.dataAddress(), port);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
-            try {
-                return worker.connect(server, handler, null, Duration.ofSeconds(20)).get(60, TimeUnit.SECONDS);
-            } catch (ExecutionException notYetListening) {
-                if (System.nanoTime() > deadline) {
-                    throw notYetListening;
-                }
-                Thread.sleep(500);
-            }
-        }
+        return echo.whenListening(Duration.ofSeconds(120),
+                () -> worker.connect(server, handler, null, Duration.ofSeconds(20)).get(60, TimeUnit.SECONDS));
     }
 }

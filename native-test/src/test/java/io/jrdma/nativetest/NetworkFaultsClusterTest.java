@@ -39,7 +39,8 @@ class NetworkFaultsClusterTest {
     void aStreamOverAnImpairedLinkArrivesIntactAndTheRetransmissionsAreCounted(String netem) throws Exception {
         ClusterNode peer = ClusterNode.peer();
         int port = 7310 + Math.abs(netem.hashCode() % 50);
-        try (ClusterNode.Remote echo = startEcho(peer, port, QUICK); RdmaConnection c = connect(peer, port, QUICK)) {
+        try (ClusterNode.Remote echo = startEcho(peer, port, QUICK);
+             RdmaConnection c = connect(echo, peer, port, QUICK)) {
             Map<String, Long> localBefore = RxeCounters.local();
             Map<String, Long> peerBefore = RxeCounters.on(peer);
             StreamResult sent;
@@ -69,7 +70,8 @@ class NetworkFaultsClusterTest {
         ClusterNode peer = ClusterNode.peer();
         long cut;
         RdmaException failure;
-        try (ClusterNode.Remote echo = startEcho(peer, 7370, QUICK); RdmaConnection c = connect(peer, 7370, QUICK)) {
+        try (ClusterNode.Remote echo = startEcho(peer, 7370, QUICK);
+             RdmaConnection c = connect(echo, peer, 7370, QUICK)) {
             EchoStream stream = new EchoStream(c, QUICK.maxMessageSize(), 3);
             stream.run(1 << 20);
             peer.run(STEP, "ip", "link", "set", "eth0", "down");
@@ -87,7 +89,8 @@ class NetworkFaultsClusterTest {
             echo.close();
         }
         awaitPortActive(peer);
-        try (ClusterNode.Remote echo = startEcho(peer, 7371, QUICK); RdmaConnection c = connect(peer, 7371, QUICK)) {
+        try (ClusterNode.Remote echo = startEcho(peer, 7371, QUICK);
+             RdmaConnection c = connect(echo, peer, 7371, QUICK)) {
             StreamResult sent = new EchoStream(c, QUICK.maxMessageSize(), 4).run(1 << 20);
             c.close();
             assertEquals(sent, StreamResult.parse(echo.succeeded(Duration.ofSeconds(60))));

@@ -37,13 +37,13 @@ class PowerCutClusterTest {
     void theSurvivorOfAPowerCutLearnsOfItAndClosesEverything() throws Exception {
         ClusterNode peer = ClusterNode.peer();
         // An endpoint that exchanged one message and then idles.
-        EndpointsAcrossNodesClusterTest.startEcho(peer, 7391);
+        ClusterNode.Remote idleEcho = EndpointsAcrossNodesClusterTest.startEcho(peer, 7391);
         Worker worker = Worker.start(ClusterNode.localDataAddress(), EndpointsAcrossNodesClusterTest.OPTIONS,
                 "idle-worker");
         byte[] one = {42};
         EndpointsAcrossNodesClusterTest.Checker idle = new EndpointsAcrossNodesClusterTest.Checker(
                 new long[] {EndpointsAcrossNodesClusterTest.crc(MemorySegment.ofArray(one))});
-        Endpoint ep = EndpointsAcrossNodesClusterTest.connect(worker, peer, 7391, idle);
+        Endpoint ep = EndpointsAcrossNodesClusterTest.connect(worker, idleEcho, peer, 7391, idle);
         try (Buffer b = worker.buffers().allocate(1)) {
             b.segment().set(ValueLayout.JAVA_BYTE, 0, one[0]);
             ep.send(b.region(), b.offset(), 1).get(60, TimeUnit.SECONDS);
@@ -51,8 +51,8 @@ class PowerCutClusterTest {
         idle.all.get(60, TimeUnit.SECONDS);
 
         ConnectionOptions options = NetworkFaultsClusterTest.QUICK;
-        startEcho(peer, 7390, options);
-        RdmaConnection c = connect(peer, 7390, options);
+        ClusterNode.Remote echo = startEcho(peer, 7390, options);
+        RdmaConnection c = connect(echo, peer, 7390, options);
         EchoStream stream = new EchoStream(c, options.maxMessageSize(), 5);
         stream.run(1 << 20);
         CompletableFuture<Void> streaming = CompletableFuture.runAsync(() -> {

@@ -50,7 +50,7 @@ class RoutedWireClusterTest {
         assertNotEquals(subnet(ClusterNode.localDataAddress().getHostAddress()),
                 subnet(peer.dataAddress().getHostAddress()), "the peer is on another subnet");
         try (ClusterNode.Remote echo = startEcho(peer, 7401, NetworkFaultsClusterTest.QUICK);
-             RdmaConnection c = connect(peer, 7401, NetworkFaultsClusterTest.QUICK)) {
+             RdmaConnection c = connect(echo, peer, 7401, NetworkFaultsClusterTest.QUICK)) {
             StreamResult sent = new EchoStream(c, 4096, 6).run(1 << 20);
             c.close();
             assertEquals(sent, StreamResult.parse(echo.succeeded(STEP)));

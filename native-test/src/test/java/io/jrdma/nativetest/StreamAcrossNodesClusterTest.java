@@ -1,6 +1,5 @@
 package io.jrdma.nativetest;
 
-import io.jrdma.rdmacm.CmEventException;
 import io.jrdma.rdmacm.ConnectionOptions;
 import io.jrdma.rdmacm.RdmaConnection;
 import org.junit.jupiter.api.Test;
@@ -19,7 +18,7 @@ class StreamAcrossNodesClusterTest {
     void everyByteOfALongStreamArrivesIntactAndComesBack() throws Exception {
         ClusterNode peer = ClusterNode.peer();
         try (ClusterNode.Remote echo = startEcho(peer, 7301, OPTIONS);
-             RdmaConnection c = connect(peer, 7301, OPTIONS)) {
+             RdmaConnection c = connect(echo, peer, 7301, OPTIONS)) {
             StreamResult sent = new EchoStream(c, OPTIONS.maxMessageSize(), 1).run(16L << 20);
             c.close();
             assertEquals(sent, StreamResult.parse(echo.succeeded(Duration.ofSeconds(60))),
@@ -34,19 +33,11 @@ class StreamAcrossNodesClusterTest {
                 Integer.toString(options.retryCount()));
     }
 
-    /** Connects to the echo on {@code node}, retrying while it is not yet listening (the CM rejects then). */
-    static RdmaConnection connect(ClusterNode node, int port, ConnectionOptions options) throws Exception {
+    /** Connects to {@code echo} (started by {@link #startEcho}) on {@code node}, once it listens. */
+    static RdmaConnection connect(ClusterNode.Remote echo, ClusterNode node, int port, ConnectionOptions options)
+            throws Exception {
         InetSocketAddress server = new InetSocketAddress(node.dataAddress(), port);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
-            try {
-                return RdmaConnection.connect(server, options, Duration.ofSeconds(20));
-            } catch (CmEventException notYetListening) {
-                if (System.nanoTime() > deadline) {
-                    throw notYetListening;
-                }
-                Thread.sleep(500);
-            }
-        }
+        return echo.whenListening(Duration.ofSeconds(120),
+                () -> RdmaConnection.connect(server, options, Duration.ofSeconds(20)));
     }
 }
