@@ -1,0 +1,411 @@
+package io.jrdma.netty;
+
+import io.jrdma.endpoint.Buffer;
+import io.jrdma.endpoint.Endpoint;
+import io.jrdma.endpoint.EndpointHandler;
+import io.jrdma.endpoint.ReceivedMessage;
+import io.jrdma.ibverbs.RdmaException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.SocketChannelConfig;
+import io.netty.util.internal.StringUtil;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+
+/**
+ * A Netty {@link SocketChannel} over one jrdma {@link Endpoint} of its event loop's worker: for a
+ * {@link io.netty.channel.MultiThreadIoEventLoopGroup} of {@link RdmaIoHandler}s, in place of
+ * {@code NioSocketChannel} or {@code EpollSocketChannel}. It connects by address through the connection manager;
+ * each received message is read as a {@link ByteBuf} over the receive buffer, with no copy, whose release gives the
+ * peer its credit back; each flush copies the written bytes into messages of the worker's registered buffer pool,
+ * each at most the worker's {@link io.jrdma.endpoint.WorkerOptions#messageSize()} (give both sides the same
+ * options), so every message takes one of the peer's credits until the peer's application releases it. When the
+ * peer has no credit left, the rest waits in the channel's outbound buffer, so the channel's writability follows the
+ * peer's credits through its write-buffer watermarks: a slow reader slows down its own writer only.
+ *
+ * <p>No half-closure: an endpoint closes both ways at once, so {@code shutdownInput}/{@code shutdownOutput} fail and
+ * {@link io.netty.channel.ChannelOption#ALLOW_HALF_CLOSURE} cannot be set.
+ *
+ * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
+ */
+public final class RdmaSocketChannel extends AbstractChannel implements SocketChannel {
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false);
+    /** Netty's connect timeout 0 means none; the connection manager's own timeouts still apply. */
+    private static final Duration NO_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
+    private final RdmaSocketChannelConfig config = new RdmaSocketChannelConfig(this);
+    private final ReadQueue reads = new ReadQueue(this);
+    private final LoopBinding binding = new LoopBinding();
+    private final EndpointHandler events = new Events();
+    private Endpoint endpoint;
+    private boolean open = true;
+    private boolean active;
+    /**
+     * A send was refused for want of credits or queue slots, or waits for the endpoint to open: the outbound buffer
+     * waits for the endpoint to take more.
+     */
+    private boolean writeRefused;
+    private ChannelPromise connectPromise;
+    private InetSocketAddress local;
+    private InetSocketAddress remote;
+
+    /** An unconnected channel, for {@code Bootstrap.channel(RdmaSocketChannel.class)}. */
+    public RdmaSocketChannel() {
+        super(null);
+    }
+
+    /** A channel that {@code parent} accepted: open from the start, on its parent's event loop only. */
+    RdmaSocketChannel(RdmaServerSocketChannel parent, InetSocketAddress remote) {
+        super(parent);
+        this.remote = remote;
+        this.local = parent.localAddress();
+        this.active = true;
+    }
+
+    /** The accepting side's endpoint; its operations wait for the peer's confirmation. */
+    void accepted(Endpoint ep) {
+        endpoint = ep;
+    }
+
+    /** What the endpoint tells this channel, on the loop's thread. */
+    EndpointHandler events() {
+        return events;
+    }
+
+    @Override
+    public ServerSocketChannel parent() {
+        return (ServerSocketChannel) super.parent();
+    }
+
+    @Override
+    public SocketChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return active;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return remote;
+    }
+
+    // ---- half-closure, which endpoints do not have ---------------------------------------------------------------
+
+    @Override
+    public boolean isInputShutdown() {
+        return !active;
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return !active;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return !active;
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        return promise.setFailure(noHalfClosure());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        return promise.setFailure(noHalfClosure());
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        return promise.setFailure(noHalfClosure());
+    }
+
+    private static UnsupportedOperationException noHalfClosure() {
+        return new UnsupportedOperationException("an RDMA endpoint closes both ways at once: close the channel");
+    }
+
+    // ---- Netty's side ----------------------------------------------------------------------------------------------
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new RdmaUnsafe();
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        // An accepted endpoint belongs to the worker of the loop that accepted it.
+        return LoopBinding.compatible(loop) && (parent() == null || loop == parent().eventLoop());
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        binding.register(eventLoop(), (RdmaIoHandle) unsafe(), reads, promise);
+    }
+
+    @Override
+    protected void doDeregister() {
+        binding.deregister();
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) {
+        throw new UnsupportedOperationException("an RDMA socket channel connects from its event loop's device "
+                + "address; it does not bind");
+    }
+
+    @Override
+    protected void doDisconnect() {
+        doClose();
+    }
+
+    @Override
+    protected void doClose() {
+        open = false;
+        active = false;
+        ChannelPromise p = connectPromise;
+        if (p != null) {
+            connectPromise = null;
+            p.tryFailure(new ClosedChannelException());
+        }
+        reads.clear();
+        if (endpoint != null) {
+            endpoint.close();   // what was posted still completes, then it disconnects
+        }
+    }
+
+    @Override
+    protected void doBeginRead() {
+        reads.request();
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + StringUtil.simpleClassName(msg)
+                + " (expected: ByteBuf)");
+    }
+
+    /**
+     * Gathers the flushed buffers into messages of at most the worker's message size, each copied into a pooled
+     * buffer and posted; stops at the first the endpoint refuses, leaving the rest for {@code onWritable}. A write's
+     * promise completes once its bytes are posted.
+     */
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        int max = binding.handler().messageSize();
+        while (!writeRefused && !in.isEmpty()) {
+            ByteBuffer[] buffers = in.nioBuffers(1024, max);
+            int count = in.nioBufferCount();
+            int length = (int) Math.min(in.nioBufferSize(), max);
+            if (length == 0) {
+                in.remove();   // an empty buffer
+                continue;
+            }
+            Buffer message = binding.handler().worker().buffers().allocate(length);
+            long copied = 0;
+            for (int i = 0; i < count && copied < length; i++) {
+                MemorySegment src = MemorySegment.ofBuffer(buffers[i]);
+                long n = Math.min(src.byteSize(), length - copied);
+                MemorySegment.copy(src, 0, message.segment(), copied, n);
+                copied += n;
+            }
+            if (!post(message, length)) {
+                message.close();
+                writeRefused = true;
+                return;
+            }
+            in.removeBytes(length);
+        }
+    }
+
+    /** Posts one message; whether the endpoint took it. */
+    private boolean post(Buffer message, int length) throws RdmaException, ClosedChannelException {
+        try {
+            if (endpoint.isOpen()) {
+                return endpoint.trySend(message.region(), message.offset(), length, SendCompletion.INSTANCE, message);
+            }
+            // An accepted endpoint before the peer's confirmation (which the endpoint does not announce): this
+            // message waits in its backlog, the rest in the outbound buffer until this one went.
+            endpoint.send(message.region(), message.offset(), length).whenComplete((n, failure) -> {
+                message.close();
+                if (failure == null && open) {
+                    ((RdmaUnsafe) unsafe()).resumeWrites();
+                }
+            });
+            writeRefused = true;
+            return true;
+        } catch (IllegalStateException closing) {
+            message.close();
+            throw new ClosedChannelException();
+        } catch (RdmaException | RuntimeException e) {
+            message.close();
+            throw e;
+        }
+    }
+
+    /** The connect's outcome, on the loop's thread. */
+    private void connected(Endpoint ep, Throwable failure) {
+        ChannelPromise p = connectPromise;
+        connectPromise = null;
+        if (failure != null) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (p != null) {
+                p.tryFailure(cause);   // the bootstrap closes the channel, as after a failed TCP connect
+            }
+            return;
+        }
+        if (!open || p == null) {
+            ep.close();   // the channel closed while it connected
+            return;
+        }
+        endpoint = ep;
+        active = true;
+        local = new InetSocketAddress(binding.handler().address(), 0);
+        boolean promiseSet = p.trySuccess();
+        pipeline().fireChannelActive();
+        if (!promiseSet) {
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaSocketChannel[" + (endpoint != null ? endpoint : "unconnected") + ", " + remote + "]";
+    }
+
+    private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
+        @Override
+        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            if (active) {
+                promise.setFailure(new AlreadyConnectedException());
+                return;
+            }
+            if (connectPromise != null) {
+                promise.setFailure(new ConnectionPendingException());
+                return;
+            }
+            if (localAddress != null) {
+                promise.setFailure(new UnsupportedOperationException("an RDMA socket channel connects from its event "
+                        + "loop's device address; it takes no local address"));
+                return;
+            }
+            InetSocketAddress to = (InetSocketAddress) remoteAddress;
+            remote = to;
+            connectPromise = promise;
+            int millis = config.getConnectTimeoutMillis();
+            try {
+                binding.handler().worker().connect(to, events, null, millis > 0 ? Duration.ofMillis(millis) : NO_TIMEOUT)
+                        .whenComplete(RdmaSocketChannel.this::connected);
+            } catch (RuntimeException e) {
+                connectPromise = null;
+                promise.tryFailure(annotateConnectException(e, to));
+                closeIfClosed();
+            }
+        }
+
+        /** The loop shuts down. */
+        @Override
+        public void close() {
+            close(voidPromise());
+        }
+
+        /** The endpoint takes messages again. */
+        void resumeWrites() {
+            writeRefused = false;
+            flush0();
+        }
+    }
+
+    /** The endpoint's callbacks, on the loop's thread, inside the worker's progress. */
+    private final class Events implements EndpointHandler {
+        @Override
+        public void onMessage(Endpoint ep, ReceivedMessage message) {
+            if (!open || message.length() == 0) {
+                message.release();   // a closed channel's late message, or an RDMA write's notice
+                return;
+            }
+            reads.add(new ReceivedByteBuf(config.getAllocator(), message));
+        }
+
+        @Override
+        public void onWritable(Endpoint ep) {
+            if (writeRefused && open) {
+                ((RdmaUnsafe) unsafe()).resumeWrites();
+            }
+        }
+
+        @Override
+        public void onClosed(Endpoint ep) {
+            // The peer disconnected, the endpoint broke, or this side closed it: what arrived before is read first.
+            if (open) {
+                reads.deliver();
+                unsafe().close(unsafe().voidPromise());
+            }
+        }
+    }
+}
