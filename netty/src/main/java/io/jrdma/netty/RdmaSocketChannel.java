@@ -275,7 +275,20 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 writeRefused = true;
                 return;
             }
+            consumed(buffers, count, length);
             in.removeBytes(length);
+        }
+    }
+
+    /**
+     * Moves the positions of the outbound buffer's NIO views past what was sent, as a gathering write would: it
+     * keeps the view of a buffer sent in part and gives it out again, position and all, at the next flush.
+     */
+    private static void consumed(ByteBuffer[] buffers, int count, long length) {
+        for (int i = 0; i < count && length > 0; i++) {
+            int n = (int) Math.min(buffers[i].remaining(), length);
+            buffers[i].position(buffers[i].position() + n);
+            length -= n;
         }
     }
 
@@ -359,7 +372,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             connectPromise = promise;
             int millis = config.getConnectTimeoutMillis();
             try {
-                binding.handler().worker().connect(to, events, null, millis > 0 ? Duration.ofMillis(millis) : NO_TIMEOUT)
+                Duration timeout = millis > 0 ? Duration.ofMillis(millis) : NO_TIMEOUT;
+                binding.handler().worker().connect(to, events, null, timeout)
                         .whenComplete(RdmaSocketChannel.this::connected);
             } catch (RuntimeException e) {
                 connectPromise = null;

@@ -10,9 +10,9 @@
  * callbacks run there, between Netty's tasks, so a channel's pipeline runs on one thread as with Netty's other
  * transports. A server channel's accepted channels live on its own loop.
  *
- * <p><b>Wire format.</b> The endpoints' messages: a channel's byte stream is cut into messages where it was flushed
- * (at most the workers' message size each) and the peer reads each message as one buffer, so both ends must be jrdma-netty channels (or
- * jrdma endpoints that treat the messages as a byte stream).
+ * <p><b>Wire format.</b> The endpoints' messages: a channel's byte stream is cut into messages where it was
+ * flushed (at most the workers' message size each) and the peer reads each message as one buffer, so both ends
+ * must be jrdma-netty channels (or jrdma endpoints that treat the messages as a byte stream).
  *
  * <p><b>Memory.</b> Received buffers are the worker's registered receive buffers, borrowed: releasing a buffer
  * (which Netty's handlers do) returns it and the peer's credit. Written buffers are copied into the worker's

@@ -86,7 +86,8 @@ class NettyEchoDeviceTest {
         Set<EventLoop> loops = new HashSet<>();
         for (int i = 0; i < connections; i++) {
             long crc = tallies.get(i).done.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            assertEquals(pumps.get(i).crc(), crc, "connection " + i + " echoed other bytes than it sent");
+            assertEquals(pumps.get(i).finished.get(WAIT_SECONDS, TimeUnit.SECONDS), crc,
+                    "connection " + i + " echoed other bytes than it sent");
             loops.add(clients.get(i).eventLoop());
             clients.get(i).close().sync();
         }
@@ -110,7 +111,8 @@ class NettyEchoDeviceTest {
             assertFalse(client.isWritable());
 
             reader.active.get(WAIT_SECONDS, TimeUnit.SECONDS).config().setAutoRead(true);
-            assertEquals(writer.crc(), reader.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertEquals(writer.finished.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                    reader.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertEquals(bytes, writer.sent);
             client.close().sync();
             server.close().sync();
@@ -133,7 +135,7 @@ class NettyEchoDeviceTest {
             Pump toServer = new Pump(13, clientBytes, SIZES, false, false);
             Channel client = bed.connect(server, () -> new ChannelHandler[] {toServer, fromServer});
 
-            assertEquals(serverPump.get(WAIT_SECONDS, TimeUnit.SECONDS).crc(),
+            assertEquals(serverPump.get(WAIT_SECONDS, TimeUnit.SECONDS).finished.get(WAIT_SECONDS, TimeUnit.SECONDS),
                     fromServer.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the client channel stayed open");
             assertFalse(client.isActive());

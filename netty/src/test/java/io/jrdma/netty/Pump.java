@@ -24,6 +24,8 @@ class Pump extends ChannelInboundHandlerAdapter {
     volatile long sent;
     /** Completes with the bytes written so far the first time the channel turns unwritable. */
     final CompletableFuture<Long> stalled = new CompletableFuture<>();
+    /** Completes with the CRC-32 of the whole stream once it is written. */
+    final CompletableFuture<Long> finished = new CompletableFuture<>();
 
     /**
      * @param flushEach  flush after every write (else after each writable stretch), so that nothing but a refused
@@ -36,10 +38,6 @@ class Pump extends ChannelInboundHandlerAdapter {
         this.sizes = sizes;
         this.flushEach = flushEach;
         this.closeAtEnd = closeAtEnd;
-    }
-
-    long crc() {
-        return crc.getValue();
     }
 
     @Override
@@ -67,6 +65,9 @@ class Pump extends ChannelInboundHandlerAdapter {
             ByteBuf buf = ctx.alloc().buffer(n).writeBytes(data);
             sent += n;
             boolean last = sent == total;
+            if (last) {
+                finished.complete(crc.getValue());
+            }
             if (flushEach || last) {
                 var written = ctx.writeAndFlush(buf);
                 if (last && closeAtEnd) {
