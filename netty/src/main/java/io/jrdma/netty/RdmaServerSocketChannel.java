@@ -29,7 +29,8 @@ import java.util.concurrent.CompletionException;
  */
 public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerSocketChannel {
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
-    private final ReadQueue reads = new ReadQueue(this);
+    /** Accepted channels; a listener's stream has no end. */
+    private final ReadQueue reads = new ReadQueue(this, () -> { });
     private final LoopBinding binding = new LoopBinding();
     private EndpointListener listener;
     private boolean open = true;

@@ -14,6 +14,8 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.util.internal.StringUtil;
 
@@ -24,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
 
@@ -38,8 +41,10 @@ import java.util.concurrent.CompletionException;
  * peer has no credit left, the rest waits in the channel's outbound buffer, so the channel's writability follows the
  * peer's credits through its write-buffer watermarks: a slow reader slows down its own writer only.
  *
- * <p>No half-closure: an endpoint closes both ways at once, so {@code shutdownInput}/{@code shutdownOutput} fail and
- * {@link io.netty.channel.ChannelOption#ALLOW_HALF_CLOSURE} cannot be set.
+ * <p>Half-closure: {@link #shutdownOutput()} posts, after everything already posted, a message of no bytes with an
+ * immediate value, which ends the stream at the peer: the peer reads its data, then closes, or with
+ * {@link io.netty.channel.ChannelOption#ALLOW_HALF_CLOSURE} fires {@link ChannelInputShutdownEvent} and may still
+ * write. {@link #shutdownInput()} drops what arrives from then on; the peer is not told.
  *
  * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
  */
@@ -47,9 +52,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private static final ChannelMetadata METADATA = new ChannelMetadata(false);
     /** Netty's connect timeout 0 means none; the connection manager's own timeouts still apply. */
     private static final Duration NO_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+    /** The immediate value of the message of no bytes that ends a stream (the endpoints need one on such a message). */
+    private static final int END_OF_STREAM = 0;
 
     private final RdmaSocketChannelConfig config = new RdmaSocketChannelConfig(this);
-    private final ReadQueue reads = new ReadQueue(this);
+    private final ReadQueue reads = new ReadQueue(this, this::endOfInput);
     private final LoopBinding binding = new LoopBinding();
     private final EndpointHandler events = new Events();
     private Endpoint endpoint;
@@ -60,6 +67,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
      * waits for the endpoint to take more.
      */
     private boolean writeRefused;
+    private boolean inputShutdown;
+    private boolean outputShutdown;
     private ChannelPromise connectPromise;
     private InetSocketAddress local;
     private InetSocketAddress remote;
@@ -132,21 +141,21 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         return remote;
     }
 
-    // ---- half-closure, which endpoints do not have ---------------------------------------------------------------
+    // ---- half-closure ----------------------------------------------------------------------------------------------
 
     @Override
     public boolean isInputShutdown() {
-        return !active;
+        return inputShutdown || !active;
     }
 
     @Override
     public boolean isOutputShutdown() {
-        return !active;
+        return outputShutdown || !active;
     }
 
     @Override
     public boolean isShutdown() {
-        return !active;
+        return isInputShutdown() && isOutputShutdown();
     }
 
     @Override
@@ -156,7 +165,12 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     @Override
     public ChannelFuture shutdownInput(ChannelPromise promise) {
-        return promise.setFailure(noHalfClosure());
+        onLoop(() -> {
+            inputShutdown = true;
+            reads.clear();
+            promise.setSuccess();
+        });
+        return promise;
     }
 
     @Override
@@ -164,9 +178,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         return shutdownOutput(newPromise());
     }
 
+    /** Netty fails what is still in the outbound buffer, then {@link #doShutdownOutput()} ends the stream. */
     @Override
     public ChannelFuture shutdownOutput(ChannelPromise promise) {
-        return promise.setFailure(noHalfClosure());
+        onLoop(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        return promise;
     }
 
     @Override
@@ -176,11 +192,57 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     @Override
     public ChannelFuture shutdown(ChannelPromise promise) {
-        return promise.setFailure(noHalfClosure());
+        shutdownOutput().addListener(output -> shutdownInput().addListener(input -> {
+            Throwable cause = output.cause() != null ? output.cause() : input.cause();
+            if (cause == null) {
+                promise.trySuccess();
+            } else {
+                promise.tryFailure(cause);
+            }
+        }));
+        return promise;
     }
 
-    private static UnsupportedOperationException noHalfClosure() {
-        return new UnsupportedOperationException("an RDMA endpoint closes both ways at once: close the channel");
+    private void onLoop(Runnable task) {
+        if (eventLoop().inEventLoop()) {
+            task.run();
+        } else {
+            eventLoop().execute(task);
+        }
+    }
+
+    /**
+     * Ends this side's stream: a message of no bytes with an immediate value, which the endpoint posts after what it
+     * posted before (through its backlog if the peer has no credit now).
+     */
+    @Override
+    protected void doShutdownOutput() throws Exception {
+        if (!active) {
+            throw new NotYetConnectedException();
+        }
+        Buffer none = binding.handler().worker().buffers().allocate(1);
+        try {
+            endpoint.sendWithImmediate(none.region(), none.offset(), 0, END_OF_STREAM)
+                    .whenComplete((n, failure) -> none.close());
+        } catch (IllegalStateException closing) {
+            none.close();
+            throw new ClosedChannelException();
+        }
+        outputShutdown = true;
+    }
+
+    /** The peer ended its stream, and everything it sent before was read. */
+    private void endOfInput() {
+        if (inputShutdown) {
+            return;
+        }
+        if (!config.isAllowHalfClosure()) {
+            unsafe().close(unsafe().voidPromise());
+            return;
+        }
+        inputShutdown = true;
+        pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+        pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
     }
 
     // ---- Netty's side ----------------------------------------------------------------------------------------------
@@ -399,8 +461,12 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private final class Events implements EndpointHandler {
         @Override
         public void onMessage(Endpoint ep, ReceivedMessage message) {
-            if (!open || message.length() == 0) {
-                message.release();   // a closed channel's late message, or an RDMA write's notice
+            boolean end = message.length() == 0 && message.hasImmediate() && !message.isRemoteWrite();
+            if (!open || inputShutdown || message.length() == 0) {
+                message.release();   // a closed channel's late message, the end of the stream, or a write's notice
+                if (end && open) {
+                    reads.end();
+                }
                 return;
             }
             reads.add(new ReceivedByteBuf(config.getAllocator(), message));

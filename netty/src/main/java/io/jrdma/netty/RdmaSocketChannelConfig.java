@@ -11,18 +11,21 @@ import io.netty.channel.socket.SocketChannelConfig;
 import java.util.Map;
 
 /**
- * An {@link RdmaSocketChannel}'s options: Netty's own (auto-read, allocator, watermarks, connect timeout, ...) and
- * {@link ChannelOption#TCP_NODELAY}, which is always true (an endpoint posts each flushed message at once). The
- * other socket options do not apply; their setters throw, {@code setOption} refuses them.
+ * An {@link RdmaSocketChannel}'s options: Netty's own (auto-read, allocator, watermarks, connect timeout, ...),
+ * {@link ChannelOption#ALLOW_HALF_CLOSURE}, and {@link ChannelOption#TCP_NODELAY}, which is always true (an endpoint
+ * posts each flushed message at once). The other socket options do not apply; their setters throw,
+ * {@code setOption} refuses them.
  */
 final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
+    private volatile boolean allowHalfClosure;
+
     RdmaSocketChannelConfig(RdmaSocketChannel channel) {
         super(channel);
     }
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.TCP_NODELAY);
+        return getOptions(super.getOptions(), ChannelOption.TCP_NODELAY, ChannelOption.ALLOW_HALF_CLOSURE);
     }
 
     @Override
@@ -30,6 +33,9 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
     public <T> T getOption(ChannelOption<T> option) {
         if (option == ChannelOption.TCP_NODELAY) {
             return (T) Boolean.TRUE;
+        }
+        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
+            return (T) Boolean.valueOf(isAllowHalfClosure());
         }
         return super.getOption(option);
     }
@@ -39,6 +45,10 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
         validate(option, value);
         if (option == ChannelOption.TCP_NODELAY) {
             setTcpNoDelay((Boolean) value);
+            return true;
+        }
+        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
+            setAllowHalfClosure((Boolean) value);
             return true;
         }
         return super.setOption(option, value);
@@ -124,14 +134,12 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
 
     @Override
     public boolean isAllowHalfClosure() {
-        return false;
+        return allowHalfClosure;
     }
 
     @Override
     public SocketChannelConfig setAllowHalfClosure(boolean allowHalfClosure) {
-        if (allowHalfClosure) {
-            throw new UnsupportedOperationException("RDMA endpoints close both ways at once: no half-closure");
-        }
+        this.allowHalfClosure = allowHalfClosure;
         return this;
     }
 

@@ -13,14 +13,23 @@ import java.util.ArrayDeque;
  * channel that does not read slows its own peer down and nobody else.
  */
 final class ReadQueue {
+    /** Where the peer's stream ends: what follows it is not read. */
+    private static final Object END = new Object();
+
     private final Channel channel;
+    private final Runnable onEnd;
     private final ArrayDeque<Object> items = new ArrayDeque<>();
     private RdmaIoHandler handler;
     private boolean requested;
     private boolean scheduled;
 
-    ReadQueue(Channel channel) {
+    /**
+     * @param channel the channel whose pipeline reads
+     * @param onEnd   what the channel does when a read reaches the end of the peer's stream ({@link #end()})
+     */
+    ReadQueue(Channel channel, Runnable onEnd) {
         this.channel = channel;
+        this.onEnd = onEnd;
     }
 
     /** The channel was registered with {@code h}'s loop. */
@@ -32,6 +41,11 @@ final class ReadQueue {
     void add(Object item) {
         items.add(item);
         schedule();
+    }
+
+    /** The peer ended its stream: a read hands over what came before, then tells the channel. */
+    void end() {
+        add(END);
     }
 
     /** Netty asked for a read. */
@@ -55,8 +69,17 @@ final class ReadQueue {
         }
         requested = false;
         ChannelPipeline pipeline = channel.pipeline();
+        boolean read = false;
         Object item;
         while ((item = items.poll()) != null) {
+            if (item == END) {
+                if (read) {
+                    pipeline.fireChannelReadComplete();
+                }
+                onEnd.run();
+                return;
+            }
+            read = true;
             pipeline.fireChannelRead(item);
         }
         pipeline.fireChannelReadComplete();

@@ -11,8 +11,9 @@
  * transports. A server channel's accepted channels live on its own loop.
  *
  * <p><b>Wire format.</b> The endpoints' messages: a channel's byte stream is cut into messages where it was
- * flushed (at most the workers' message size each) and the peer reads each message as one buffer, so both ends
- * must be jrdma-netty channels (or jrdma endpoints that treat the messages as a byte stream).
+ * flushed (at most the workers' message size each) and the peer reads each message as one buffer; a message of no
+ * bytes with the immediate value 0 ends the stream ({@code shutdownOutput}). Both ends must be jrdma-netty channels
+ * (or jrdma endpoints that treat the messages as a byte stream).
  *
  * <p><b>Memory.</b> Received buffers are the worker's registered receive buffers, borrowed: releasing a buffer
  * (which Netty's handlers do) returns it and the peer's credit. Written buffers are copied into the worker's

@@ -2,18 +2,22 @@ package io.jrdma.netty;
 
 import io.jrdma.ibverbs.Device;
 import io.jrdma.junit.RdmaDeviceTest;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -115,6 +119,31 @@ class NettyEchoDeviceTest {
                     reader.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertEquals(bytes, writer.sent);
             client.close().sync();
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aPeerThatEndsItsStreamStillReadsTheAnswer(Device device) throws Exception {
+        long bytes = 1 << 20;
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Channel server = bed.serve(() -> new ChannelHandler[] {new CrcAnswer()}, true);
+            Pump request = new Pump(17, bytes, SIZES, false, false);
+            Tally answer = new Tally(Long.BYTES);
+            SocketChannel client = (SocketChannel) bed.connect(server, () -> new ChannelHandler[] {request, answer});
+
+            long requestCrc = request.finished.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            client.shutdownOutput().sync();
+            assertTrue(client.isOutputShutdown());
+            assertFalse(client.isInputShutdown());
+            assertFalse(client.writeAndFlush(Unpooled.wrappedBuffer(new byte[1])).await().isSuccess(),
+                    "a write after the output was shut down succeeded");
+
+            CRC32 expected = new CRC32();
+            expected.update(ByteBuffer.allocate(Long.BYTES).putLong(0, requestCrc));
+            assertEquals(expected.getValue(), answer.done.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                    "the server's answer is not the CRC of the stream the client sent");
+            assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the client channel stayed open");
             server.close().sync();
         }
     }

@@ -1,6 +1,7 @@
 package io.jrdma.netty;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -24,7 +25,7 @@ class Pump extends ChannelInboundHandlerAdapter {
     volatile long sent;
     /** Completes with the bytes written so far the first time the channel turns unwritable. */
     final CompletableFuture<Long> stalled = new CompletableFuture<>();
-    /** Completes with the CRC-32 of the whole stream once it is written. */
+    /** Completes with the CRC-32 of the whole stream once its last write succeeded (all earlier ones did then). */
     final CompletableFuture<Long> finished = new CompletableFuture<>();
 
     /**
@@ -65,11 +66,18 @@ class Pump extends ChannelInboundHandlerAdapter {
             ByteBuf buf = ctx.alloc().buffer(n).writeBytes(data);
             sent += n;
             boolean last = sent == total;
-            if (last) {
-                finished.complete(crc.getValue());
-            }
             if (flushEach || last) {
-                var written = ctx.writeAndFlush(buf);
+                ChannelFuture written = ctx.writeAndFlush(buf);
+                if (last) {
+                    long value = crc.getValue();
+                    written.addListener(f -> {
+                        if (f.isSuccess()) {
+                            finished.complete(value);
+                        } else {
+                            finished.completeExceptionally(f.cause());
+                        }
+                    });
+                }
                 if (last && closeAtEnd) {
                     written.addListener(ChannelFutureListener.CLOSE);
                 }
