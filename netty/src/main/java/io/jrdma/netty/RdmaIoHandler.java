@@ -1,0 +1,205 @@
+package io.jrdma.netty;
+
+import io.jrdma.endpoint.Worker;
+import io.jrdma.endpoint.WorkerOptions;
+import io.jrdma.ibverbs.RdmaException;
+import io.netty.channel.ChannelException;
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.ThreadAwareExecutor;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Netty's I/O over RDMA: each event loop of a {@link io.netty.channel.MultiThreadIoEventLoopGroup} made with
+ * {@link #newFactory} drives one endpoint {@link Worker} of its own on the loop's thread, which is the worker's
+ * thread: completions, connection-manager events and the endpoints' callbacks all run there, between Netty's tasks.
+ * When Netty lets the loop block, it blocks in the worker's wait (its completion channel, connection-manager channel,
+ * eventfd and timer, in one epoll) for no longer than the loop's next scheduled task; another thread's task wakes it
+ * through the worker's eventfd.
+ *
+ * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
+ */
+public final class RdmaIoHandler implements IoHandler {
+    /** Progress rounds per run while there is work: each polls a batch of completions and runs the worker's tasks. */
+    private static final int ROUNDS = 16;
+
+    private final InetAddress address;
+    private final WorkerOptions options;
+    private final ThreadAwareExecutor executor;
+    /** Whether the loop's thread blocks or is about to: only then does another thread's wakeup write the eventfd. */
+    private final AtomicBoolean blocking = new AtomicBoolean();
+    private final List<RdmaRegistration> registrations = new ArrayList<>();
+    /** Channels with reads to hand to their pipelines once the worker's round is over. */
+    private final ArrayDeque<ReadQueue> readable = new ArrayDeque<>();
+    private volatile Worker worker;
+    private IOException openFailure;
+
+    private RdmaIoHandler(InetAddress address, WorkerOptions options, ThreadAwareExecutor executor) {
+        this.address = address;
+        this.options = options;
+        this.executor = executor;
+    }
+
+    /**
+     * A factory of handlers whose workers open on the RDMA device that has {@code deviceAddress}, with the default
+     * {@link WorkerOptions}.
+     *
+     * @param deviceAddress an IP address of the RDMA device
+     * @return the factory, for {@link io.netty.channel.MultiThreadIoEventLoopGroup}
+     */
+    public static IoHandlerFactory newFactory(InetAddress deviceAddress) {
+        return newFactory(deviceAddress, WorkerOptions.defaults());
+    }
+
+    /**
+     * A factory of handlers whose workers open on the RDMA device that has {@code deviceAddress}.
+     *
+     * @param deviceAddress an IP address of the RDMA device; channels connect from it and servers listen on it
+     * @param options       each loop's worker's options: its largest message (the receive buffers' size), credits,
+     *                      connections per loop ({@link WorkerOptions#maxEndpoints()}) and failure detection
+     * @return the factory, for {@link io.netty.channel.MultiThreadIoEventLoopGroup}
+     */
+    public static IoHandlerFactory newFactory(InetAddress deviceAddress, WorkerOptions options) {
+        Objects.requireNonNull(deviceAddress, "deviceAddress");
+        Objects.requireNonNull(options, "options");
+        return executor -> new RdmaIoHandler(deviceAddress, options, executor);
+    }
+
+    /**
+     * Opens the loop's worker on the loop's thread, which the worker is confined to.
+     *
+     * @throws ChannelException if the worker cannot be opened (no RDMA device has the address, or the locked-memory
+     *                          limit is too low); the loop then fails every registration with the same cause
+     */
+    @Override
+    public void initialize() {
+        try {
+            worker = Worker.open(address, options);
+        } catch (IOException e) {
+            openFailure = e;
+            throw new ChannelException("no RDMA worker on " + address.getHostAddress(), e);
+        }
+    }
+
+    @Override
+    public int run(IoHandlerContext context) {
+        Worker w = worker;
+        int work = 0;
+        try {
+            blocking.set(true);
+            // After the flag, so that a task added since Netty looked at its queue writes the eventfd.
+            if (readable.isEmpty() && context.canBlock()) {
+                work = w.await(Duration.ofNanos(Math.max(0, context.delayNanos(System.nanoTime()))));
+            }
+            blocking.set(false);
+            deliverReads();
+            for (int i = 0; i < ROUNDS; i++) {
+                int n = w.progress();
+                deliverReads();
+                work += n;
+                if (n == 0) {
+                    break;
+                }
+            }
+        } catch (RdmaException e) {
+            // The completion queue or the worker's wait failed: nothing on this loop can make progress any more.
+            throw new ChannelException(w + " failed", e);
+        }
+        return work;
+    }
+
+    private void deliverReads() {
+        ReadQueue q;
+        while ((q = readable.poll()) != null) {
+            q.deliver();
+        }
+    }
+
+    /** Hands {@code queue}'s reads to its pipeline after the current round of the worker's. */
+    void readable(ReadQueue queue) {
+        readable.add(queue);
+    }
+
+    @Override
+    public void prepareToDestroy() {
+        for (RdmaRegistration r : List.copyOf(registrations)) {
+            r.closeHandle();
+        }
+    }
+
+    @Override
+    public void destroy() {
+        Worker w = worker;
+        if (w != null) {
+            try {
+                w.close();
+            } catch (RdmaException e) {
+                throw new ChannelException("closing " + w, e);
+            }
+        }
+    }
+
+    @Override
+    public IoRegistration register(IoHandle handle) throws Exception {
+        if (!(handle instanceof RdmaIoHandle h)) {
+            throw new IllegalArgumentException(handle + " is not a jrdma channel's");
+        }
+        if (worker == null) {
+            throw new IOException("no RDMA worker on " + address.getHostAddress(), openFailure);
+        }
+        RdmaRegistration r = new RdmaRegistration(this, h);
+        registrations.add(r);
+        h.registered();
+        return r;
+    }
+
+    void unregistered(RdmaRegistration r) {
+        registrations.remove(r);
+    }
+
+    @Override
+    public void wakeup() {
+        if (!executor.isExecutorThread(Thread.currentThread()) && blocking.getAndSet(false)) {
+            Worker w = worker;
+            if (w != null) {
+                w.wakeup();
+            }
+        }
+    }
+
+    @Override
+    public boolean isCompatible(Class<? extends IoHandle> handleType) {
+        return RdmaIoHandle.class.isAssignableFrom(handleType);
+    }
+
+    /** The loop's worker; on the loop's thread, once a channel is registered. */
+    Worker worker() {
+        return worker;
+    }
+
+    /** The largest message the worker receives, and so the largest a channel sends. */
+    int messageSize() {
+        return options.messageSize();
+    }
+
+    /** The device address the worker connects from and listens on. */
+    InetAddress address() {
+        return address;
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaIoHandler[" + (worker != null ? worker : address.getHostAddress()) + "]";
+    }
+}

@@ -1,0 +1,491 @@
+package io.jrdma.netty;
+
+import io.jrdma.endpoint.Buffer;
+import io.jrdma.endpoint.Endpoint;
+import io.jrdma.endpoint.EndpointHandler;
+import io.jrdma.endpoint.ReceivedMessage;
+import io.jrdma.ibverbs.RdmaException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.SocketChannelConfig;
+import io.netty.util.internal.StringUtil;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+
+/**
+ * A Netty {@link SocketChannel} over one jrdma {@link Endpoint} of its event loop's worker: for a
+ * {@link io.netty.channel.MultiThreadIoEventLoopGroup} of {@link RdmaIoHandler}s, in place of
+ * {@code NioSocketChannel} or {@code EpollSocketChannel}. It connects by address through the connection manager;
+ * each received message is read as a {@link ByteBuf} over the receive buffer, with no copy, whose release gives the
+ * peer its credit back; each flush copies the written bytes into messages of the worker's registered buffer pool,
+ * each at most the worker's {@link io.jrdma.endpoint.WorkerOptions#messageSize()} (give both sides the same
+ * options), so every message takes one of the peer's credits until the peer's application releases it. When the
+ * peer has no credit left, the rest waits in the channel's outbound buffer, so the channel's writability follows the
+ * peer's credits through its write-buffer watermarks: a slow reader slows down its own writer only.
+ *
+ * <p>Half-closure: {@link #shutdownOutput()} posts, after everything already posted, a message of no bytes with an
+ * immediate value, which ends the stream at the peer: the peer reads its data, then closes, or with
+ * {@link io.netty.channel.ChannelOption#ALLOW_HALF_CLOSURE} fires {@link ChannelInputShutdownEvent} and may still
+ * write. {@link #shutdownInput()} drops what arrives from then on; the peer is not told.
+ *
+ * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
+ */
+public final class RdmaSocketChannel extends AbstractChannel implements SocketChannel {
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false);
+    /** Netty's connect timeout 0 means none; the connection manager's own timeouts still apply. */
+    private static final Duration NO_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+    /** The immediate value of the message of no bytes that ends a stream (the endpoints need one on such a message). */
+    private static final int END_OF_STREAM = 0;
+
+    private final RdmaSocketChannelConfig config = new RdmaSocketChannelConfig(this);
+    private final ReadQueue reads = new ReadQueue(this, this::endOfInput);
+    private final LoopBinding binding = new LoopBinding();
+    private final EndpointHandler events = new Events();
+    private Endpoint endpoint;
+    private boolean open = true;
+    private boolean active;
+    /**
+     * A send was refused for want of credits or queue slots, or waits for the endpoint to open: the outbound buffer
+     * waits for the endpoint to take more.
+     */
+    private boolean writeRefused;
+    private boolean inputShutdown;
+    private boolean outputShutdown;
+    private ChannelPromise connectPromise;
+    private InetSocketAddress local;
+    private InetSocketAddress remote;
+
+    /** An unconnected channel, for {@code Bootstrap.channel(RdmaSocketChannel.class)}. */
+    public RdmaSocketChannel() {
+        super(null);
+    }
+
+    /** A channel that {@code parent} accepted: open from the start, on its parent's event loop only. */
+    RdmaSocketChannel(RdmaServerSocketChannel parent, InetSocketAddress remote) {
+        super(parent);
+        this.remote = remote;
+        this.local = parent.localAddress();
+        this.active = true;
+    }
+
+    /** The accepting side's endpoint; its operations wait for the peer's confirmation. */
+    void accepted(Endpoint ep) {
+        endpoint = ep;
+    }
+
+    /** What the endpoint tells this channel, on the loop's thread. */
+    EndpointHandler events() {
+        return events;
+    }
+
+    @Override
+    public ServerSocketChannel parent() {
+        return (ServerSocketChannel) super.parent();
+    }
+
+    @Override
+    public SocketChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return active;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return remote;
+    }
+
+    // ---- half-closure ----------------------------------------------------------------------------------------------
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !active;
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || !active;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown();
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        onLoop(() -> {
+            inputShutdown = true;
+            reads.clear();
+            promise.setSuccess();
+        });
+        return promise;
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    /** Netty fails what is still in the outbound buffer, then {@link #doShutdownOutput()} ends the stream. */
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        onLoop(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        return promise;
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        shutdownOutput().addListener(output -> shutdownInput().addListener(input -> {
+            Throwable cause = output.cause() != null ? output.cause() : input.cause();
+            if (cause == null) {
+                promise.trySuccess();
+            } else {
+                promise.tryFailure(cause);
+            }
+        }));
+        return promise;
+    }
+
+    private void onLoop(Runnable task) {
+        if (eventLoop().inEventLoop()) {
+            task.run();
+        } else {
+            eventLoop().execute(task);
+        }
+    }
+
+    /**
+     * Ends this side's stream: a message of no bytes with an immediate value, which the endpoint posts after what it
+     * posted before (through its backlog if the peer has no credit now).
+     */
+    @Override
+    protected void doShutdownOutput() throws Exception {
+        if (!active) {
+            throw new NotYetConnectedException();
+        }
+        Buffer none = binding.handler().worker().buffers().allocate(1);
+        try {
+            endpoint.sendWithImmediate(none.region(), none.offset(), 0, END_OF_STREAM)
+                    .whenComplete((n, failure) -> none.close());
+        } catch (IllegalStateException closing) {
+            none.close();
+            throw new ClosedChannelException();
+        }
+        outputShutdown = true;
+    }
+
+    /** The peer ended its stream, and everything it sent before was read. */
+    private void endOfInput() {
+        if (inputShutdown) {
+            return;
+        }
+        if (!config.isAllowHalfClosure()) {
+            unsafe().close(unsafe().voidPromise());
+            return;
+        }
+        inputShutdown = true;
+        pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+        pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+    }
+
+    // ---- Netty's side ----------------------------------------------------------------------------------------------
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new RdmaUnsafe();
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        // An accepted endpoint belongs to the worker of the loop that accepted it.
+        return LoopBinding.compatible(loop) && (parent() == null || loop == parent().eventLoop());
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        binding.register(eventLoop(), (RdmaIoHandle) unsafe(), reads, promise);
+    }
+
+    @Override
+    protected void doDeregister() {
+        binding.deregister();
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) {
+        throw new UnsupportedOperationException("an RDMA socket channel connects from its event loop's device "
+                + "address; it does not bind");
+    }
+
+    @Override
+    protected void doDisconnect() {
+        doClose();
+    }
+
+    @Override
+    protected void doClose() {
+        open = false;
+        active = false;
+        ChannelPromise p = connectPromise;
+        if (p != null) {
+            connectPromise = null;
+            p.tryFailure(new ClosedChannelException());
+        }
+        reads.clear();
+        if (endpoint != null) {
+            endpoint.close();   // what was posted still completes, then it disconnects
+        }
+    }
+
+    @Override
+    protected void doBeginRead() {
+        reads.request();
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + StringUtil.simpleClassName(msg)
+                + " (expected: ByteBuf)");
+    }
+
+    /**
+     * Gathers the flushed buffers into messages of at most the worker's message size, each copied into a pooled
+     * buffer and posted; stops at the first the endpoint refuses, leaving the rest for {@code onWritable}. A write's
+     * promise completes once its bytes are posted.
+     */
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        int max = binding.handler().messageSize();
+        while (!writeRefused && !in.isEmpty()) {
+            ByteBuffer[] buffers = in.nioBuffers(1024, max);
+            int count = in.nioBufferCount();
+            int length = (int) Math.min(in.nioBufferSize(), max);
+            if (length == 0) {
+                in.remove();   // an empty buffer
+                continue;
+            }
+            Buffer message = binding.handler().worker().buffers().allocate(length);
+            long copied = 0;
+            for (int i = 0; i < count && copied < length; i++) {
+                MemorySegment src = MemorySegment.ofBuffer(buffers[i]);
+                long n = Math.min(src.byteSize(), length - copied);
+                MemorySegment.copy(src, 0, message.segment(), copied, n);
+                copied += n;
+            }
+            if (!post(message, length)) {
+                message.close();
+                writeRefused = true;
+                return;
+            }
+            consumed(buffers, count, length);
+            in.removeBytes(length);
+        }
+    }
+
+    /**
+     * Moves the positions of the outbound buffer's NIO views past what was sent, as a gathering write would: it
+     * keeps the view of a buffer sent in part and gives it out again, position and all, at the next flush.
+     */
+    private static void consumed(ByteBuffer[] buffers, int count, long length) {
+        for (int i = 0; i < count && length > 0; i++) {
+            int n = (int) Math.min(buffers[i].remaining(), length);
+            buffers[i].position(buffers[i].position() + n);
+            length -= n;
+        }
+    }
+
+    /** Posts one message; whether the endpoint took it. */
+    private boolean post(Buffer message, int length) throws RdmaException, ClosedChannelException {
+        try {
+            if (endpoint.isOpen()) {
+                return endpoint.trySend(message.region(), message.offset(), length, SendCompletion.INSTANCE, message);
+            }
+            // An accepted endpoint before the peer's confirmation (which the endpoint does not announce): this
+            // message waits in its backlog, the rest in the outbound buffer until this one went.
+            endpoint.send(message.region(), message.offset(), length).whenComplete((n, failure) -> {
+                message.close();
+                if (failure == null && open) {
+                    ((RdmaUnsafe) unsafe()).resumeWrites();
+                }
+            });
+            writeRefused = true;
+            return true;
+        } catch (IllegalStateException closing) {
+            message.close();
+            throw new ClosedChannelException();
+        } catch (RdmaException | RuntimeException e) {
+            message.close();
+            throw e;
+        }
+    }
+
+    /** The connect's outcome, on the loop's thread. */
+    private void connected(Endpoint ep, Throwable failure) {
+        ChannelPromise p = connectPromise;
+        connectPromise = null;
+        if (failure != null) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (p != null) {
+                p.tryFailure(cause);   // the bootstrap closes the channel, as after a failed TCP connect
+            }
+            return;
+        }
+        if (!open || p == null) {
+            ep.close();   // the channel closed while it connected
+            return;
+        }
+        endpoint = ep;
+        active = true;
+        local = new InetSocketAddress(binding.handler().address(), 0);
+        boolean promiseSet = p.trySuccess();
+        pipeline().fireChannelActive();
+        if (!promiseSet) {
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaSocketChannel[" + (endpoint != null ? endpoint : "unconnected") + ", " + remote + "]";
+    }
+
+    private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
+        @Override
+        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            if (active) {
+                promise.setFailure(new AlreadyConnectedException());
+                return;
+            }
+            if (connectPromise != null) {
+                promise.setFailure(new ConnectionPendingException());
+                return;
+            }
+            if (localAddress != null) {
+                promise.setFailure(new UnsupportedOperationException("an RDMA socket channel connects from its event "
+                        + "loop's device address; it takes no local address"));
+                return;
+            }
+            InetSocketAddress to = (InetSocketAddress) remoteAddress;
+            remote = to;
+            connectPromise = promise;
+            int millis = config.getConnectTimeoutMillis();
+            try {
+                Duration timeout = millis > 0 ? Duration.ofMillis(millis) : NO_TIMEOUT;
+                binding.handler().worker().connect(to, events, null, timeout)
+                        .whenComplete(RdmaSocketChannel.this::connected);
+            } catch (RuntimeException e) {
+                connectPromise = null;
+                promise.tryFailure(annotateConnectException(e, to));
+                closeIfClosed();
+            }
+        }
+
+        /** The loop shuts down. */
+        @Override
+        public void close() {
+            close(voidPromise());
+        }
+
+        /** The endpoint takes messages again. */
+        void resumeWrites() {
+            writeRefused = false;
+            flush0();
+        }
+    }
+
+    /** The endpoint's callbacks, on the loop's thread, inside the worker's progress. */
+    private final class Events implements EndpointHandler {
+        @Override
+        public void onMessage(Endpoint ep, ReceivedMessage message) {
+            boolean end = message.length() == 0 && message.hasImmediate() && !message.isRemoteWrite();
+            if (!open || inputShutdown || message.length() == 0) {
+                message.release();   // a closed channel's late message, the end of the stream, or a write's notice
+                if (end && open) {
+                    reads.end();
+                }
+                return;
+            }
+            reads.add(new ReceivedByteBuf(config.getAllocator(), message));
+        }
+
+        @Override
+        public void onWritable(Endpoint ep) {
+            if (writeRefused && open) {
+                ((RdmaUnsafe) unsafe()).resumeWrites();
+            }
+        }
+
+        @Override
+        public void onClosed(Endpoint ep) {
+            // The peer disconnected, the endpoint broke, or this side closed it: what arrived before is read first.
+            if (open) {
+                reads.deliver();
+                unsafe().close(unsafe().voidPromise());
+            }
+        }
+    }
+}

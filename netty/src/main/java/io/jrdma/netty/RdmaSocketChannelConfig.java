@@ -1,0 +1,212 @@
+package io.jrdma.netty;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelConfig;
+import io.netty.channel.MessageSizeEstimator;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannelConfig;
+
+import java.util.Map;
+
+/**
+ * An {@link RdmaSocketChannel}'s options: Netty's own (auto-read, allocator, watermarks, connect timeout, ...),
+ * {@link ChannelOption#ALLOW_HALF_CLOSURE}, and {@link ChannelOption#TCP_NODELAY}, which is always true (an endpoint
+ * posts each flushed message at once). The other socket options do not apply; their setters throw,
+ * {@code setOption} refuses them.
+ */
+final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
+    private volatile boolean allowHalfClosure;
+
+    RdmaSocketChannelConfig(RdmaSocketChannel channel) {
+        super(channel);
+    }
+
+    @Override
+    public Map<ChannelOption<?>, Object> getOptions() {
+        return getOptions(super.getOptions(), ChannelOption.TCP_NODELAY, ChannelOption.ALLOW_HALF_CLOSURE);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) {
+        if (option == ChannelOption.TCP_NODELAY) {
+            return (T) Boolean.TRUE;
+        }
+        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
+            return (T) Boolean.valueOf(isAllowHalfClosure());
+        }
+        return super.getOption(option);
+    }
+
+    @Override
+    public <T> boolean setOption(ChannelOption<T> option, T value) {
+        validate(option, value);
+        if (option == ChannelOption.TCP_NODELAY) {
+            setTcpNoDelay((Boolean) value);
+            return true;
+        }
+        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
+            setAllowHalfClosure((Boolean) value);
+            return true;
+        }
+        return super.setOption(option, value);
+    }
+
+    @Override
+    public boolean isTcpNoDelay() {
+        return true;
+    }
+
+    @Override
+    public SocketChannelConfig setTcpNoDelay(boolean tcpNoDelay) {
+        if (!tcpNoDelay) {
+            throw new UnsupportedOperationException("an RDMA endpoint sends every flushed message at once");
+        }
+        return this;
+    }
+
+    @Override
+    public int getSoLinger() {
+        return -1;
+    }
+
+    @Override
+    public SocketChannelConfig setSoLinger(int soLinger) {
+        throw NotApplicable.option("SO_LINGER");
+    }
+
+    @Override
+    public int getSendBufferSize() {
+        return 0;
+    }
+
+    @Override
+    public SocketChannelConfig setSendBufferSize(int sendBufferSize) {
+        throw NotApplicable.option("SO_SNDBUF");
+    }
+
+    @Override
+    public int getReceiveBufferSize() {
+        return 0;
+    }
+
+    @Override
+    public SocketChannelConfig setReceiveBufferSize(int receiveBufferSize) {
+        throw NotApplicable.option("SO_RCVBUF");
+    }
+
+    @Override
+    public boolean isKeepAlive() {
+        return false;
+    }
+
+    @Override
+    public SocketChannelConfig setKeepAlive(boolean keepAlive) {
+        throw NotApplicable.option("SO_KEEPALIVE (the worker's WorkerOptions.keepalive is its keepalive)");
+    }
+
+    @Override
+    public int getTrafficClass() {
+        return 0;
+    }
+
+    @Override
+    public SocketChannelConfig setTrafficClass(int trafficClass) {
+        throw NotApplicable.option("IP_TOS");
+    }
+
+    @Override
+    public boolean isReuseAddress() {
+        return false;
+    }
+
+    @Override
+    public SocketChannelConfig setReuseAddress(boolean reuseAddress) {
+        throw NotApplicable.option("SO_REUSEADDR");
+    }
+
+    @Override
+    public SocketChannelConfig setPerformancePreferences(int connectionTime, int latency, int bandwidth) {
+        return this;   // a hint, which sockets may ignore too
+    }
+
+    @Override
+    public boolean isAllowHalfClosure() {
+        return allowHalfClosure;
+    }
+
+    @Override
+    public SocketChannelConfig setAllowHalfClosure(boolean allowHalfClosure) {
+        this.allowHalfClosure = allowHalfClosure;
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setConnectTimeoutMillis(int connectTimeoutMillis) {
+        super.setConnectTimeoutMillis(connectTimeoutMillis);
+        return this;
+    }
+
+    @Override
+    @Deprecated
+    public SocketChannelConfig setMaxMessagesPerRead(int maxMessagesPerRead) {
+        super.setMaxMessagesPerRead(maxMessagesPerRead);
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setWriteSpinCount(int writeSpinCount) {
+        super.setWriteSpinCount(writeSpinCount);
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setAllocator(ByteBufAllocator allocator) {
+        super.setAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setRecvByteBufAllocator(RecvByteBufAllocator allocator) {
+        super.setRecvByteBufAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setAutoRead(boolean autoRead) {
+        super.setAutoRead(autoRead);
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setAutoClose(boolean autoClose) {
+        super.setAutoClose(autoClose);
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setMessageSizeEstimator(MessageSizeEstimator estimator) {
+        super.setMessageSizeEstimator(estimator);
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setWriteBufferWaterMark(WriteBufferWaterMark writeBufferWaterMark) {
+        super.setWriteBufferWaterMark(writeBufferWaterMark);
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setWriteBufferHighWaterMark(int writeBufferHighWaterMark) {
+        super.setWriteBufferHighWaterMark(writeBufferHighWaterMark);
+        return this;
+    }
+
+    @Override
+    public SocketChannelConfig setWriteBufferLowWaterMark(int writeBufferLowWaterMark) {
+        super.setWriteBufferLowWaterMark(writeBufferLowWaterMark);
+        return this;
+    }
+}

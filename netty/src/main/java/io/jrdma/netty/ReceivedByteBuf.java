@@ -1,0 +1,56 @@
+package io.jrdma.netty;
+
+import io.jrdma.endpoint.ReceivedMessage;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledDirectByteBuf;
+import io.netty.util.ResourceLeakDetector;
+import io.netty.util.ResourceLeakDetectorFactory;
+import io.netty.util.ResourceLeakTracker;
+
+/**
+ * A received message as a {@link ByteBuf}, with no copy: the buffer is the message's bytes in the worker's
+ * registered receive slab (or, for a large message, in the pooled buffer it was read into). Its last
+ * {@link #release()} releases the message, which reposts the receive buffer and gives the peer its credit back.
+ * Its capacity is its length: a handler that writes more into it (a decoder's cumulation) makes it copy to a new
+ * buffer of its allocator's and releases the message then.
+ */
+final class ReceivedByteBuf extends UnpooledDirectByteBuf {
+    /**
+     * Netty tracks the buffers its allocators make; this one is made here, so it is tracked here, at the level
+     * Netty's {@link ResourceLeakDetector} is set to.
+     */
+    private static final ResourceLeakDetector<ByteBuf> LEAKS =
+            ResourceLeakDetectorFactory.instance().newResourceLeakDetector(ByteBuf.class);
+
+    private final ReceivedMessage message;
+    private final ResourceLeakTracker<ByteBuf> leak;
+
+    ReceivedByteBuf(ByteBufAllocator alloc, ReceivedMessage message) {
+        super(alloc, message.segment().asSlice(0, message.length()).asByteBuffer(), message.length());
+        this.message = message;
+        this.leak = LEAKS.track(this);
+    }
+
+    @Override
+    public ByteBuf touch(Object hint) {
+        if (leak != null) {
+            leak.record(hint);
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf touch() {
+        return touch(null);
+    }
+
+    @Override
+    protected void deallocate() {
+        super.deallocate();
+        message.release();
+        if (leak != null) {
+            leak.close(this);
+        }
+    }
+}

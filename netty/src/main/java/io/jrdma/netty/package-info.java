@@ -1,0 +1,22 @@
+/**
+ * A native Netty 4.2 transport over jrdma's asynchronous endpoints. An application moves to RDMA by changing its
+ * event loop group (a {@link io.netty.channel.MultiThreadIoEventLoopGroup} of {@link io.jrdma.netty.RdmaIoHandler}s)
+ * and its channel classes ({@link io.jrdma.netty.RdmaSocketChannel}, {@link io.jrdma.netty.RdmaServerSocketChannel});
+ * its handlers stay as they are.
+ *
+ * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
+ *
+ * <p><b>Threads.</b> Each event loop drives one endpoint worker on its own thread: the endpoints' completions and
+ * callbacks run there, between Netty's tasks, so a channel's pipeline runs on one thread as with Netty's other
+ * transports. A server channel's accepted channels live on its own loop.
+ *
+ * <p><b>Wire format.</b> The endpoints' messages: a channel's byte stream is cut into messages where it was
+ * flushed (at most the workers' message size each) and the peer reads each message as one buffer; a message of no
+ * bytes with the immediate value 0 ends the stream ({@code shutdownOutput}). Both ends must be jrdma-netty channels
+ * (or jrdma endpoints that treat the messages as a byte stream).
+ *
+ * <p><b>Memory.</b> Received buffers are the worker's registered receive buffers, borrowed: releasing a buffer
+ * (which Netty's handlers do) returns it and the peer's credit. Written buffers are copied into the worker's
+ * registered buffer pool.
+ */
+package io.jrdma.netty;

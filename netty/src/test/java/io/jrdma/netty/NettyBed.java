@@ -1,0 +1,67 @@
+package io.jrdma.netty;
+
+import io.jrdma.endpoint.WorkerOptions;
+import io.jrdma.ibverbs.Device;
+import io.jrdma.junit.DeviceAddresses;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A server loop group of one loop and a client loop group, both of {@link RdmaIoHandler}s on the device, with
+ * nothing but Netty's bootstraps to make channels.
+ */
+final class NettyBed implements AutoCloseable {
+    /** 4 KiB messages, 32 credits and at most 16 connections per loop: 2 MiB of receive buffers per worker. */
+    static final WorkerOptions OPTIONS = WorkerOptions.defaults().withCredits(32, 16);
+
+    final InetAddress ip;
+    final EventLoopGroup serverGroup;
+    final EventLoopGroup clientGroup;
+
+    NettyBed(Device device, int clientLoops) throws IOException {
+        ip = DeviceAddresses.ipv4(device);
+        serverGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(ip, OPTIONS));
+        clientGroup = new MultiThreadIoEventLoopGroup(clientLoops, RdmaIoHandler.newFactory(ip, OPTIONS));
+    }
+
+    /** A server whose every accepted channel gets {@code handlers}' handlers, reading at once or not. */
+    Channel serve(Supplier<ChannelHandler[]> handlers, boolean autoRead) throws InterruptedException {
+        return new ServerBootstrap().group(serverGroup.next()).channel(RdmaServerSocketChannel.class)
+                .childOption(ChannelOption.AUTO_READ, autoRead)
+                .childHandler(initializer(handlers))
+                .bind(new InetSocketAddress(ip, 0)).sync().channel();
+    }
+
+    Channel connect(Channel server, Supplier<ChannelHandler[]> handlers) throws InterruptedException {
+        return new Bootstrap().group(clientGroup).channel(RdmaSocketChannel.class)
+                .handler(initializer(handlers))
+                .connect(server.localAddress()).sync().channel();
+    }
+
+    private static ChannelInitializer<Channel> initializer(Supplier<ChannelHandler[]> handlers) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(handlers.get());
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        clientGroup.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+        serverGroup.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

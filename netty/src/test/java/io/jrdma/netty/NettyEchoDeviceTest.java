@@ -1,0 +1,175 @@
+package io.jrdma.netty;
+
+import io.jrdma.ibverbs.Device;
+import io.jrdma.junit.RdmaDeviceTest;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Netty's own bootstraps and handlers over the transport on the device, with nothing jrdma-specific but the loop
+ * groups and channel classes: byte streams CRC-checked end to end, under Netty's leak detection at PARANOID.
+ * The waits are bounds against a hang, never a measurement.
+ */
+@RdmaDeviceTest
+class NettyEchoDeviceTest {
+    static {
+        LeakRecorder.install();
+    }
+
+    /** Sizes of single writes: one byte, around a message (4 KiB), many messages, and 1 MiB. */
+    private static final int[] SIZES = {1, 13, 1000, 4095, 4096, 4097, 65536, 300_000, 1 << 20};
+    private static final long WAIT_SECONDS = 120;
+
+    @AfterEach
+    void noLeaks(Device device) throws Exception {
+        // A detector reports the leaks the GC found when it next tracks a buffer: collect, then move buffers.
+        System.gc();
+        Thread.sleep(200);
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            echo(bed, 1, 256 << 10);
+        }
+        assertEquals(List.of(), LeakRecorder.leaks(), "Netty's leak detector found leaked buffers");
+    }
+
+    @Test
+    void theTransportIsAvailableOnTheDevice() {
+        assertTrue(Rdma.isAvailable());
+        assertNull(Rdma.unavailabilityCause());
+    }
+
+    @Test
+    void echoesEveryByteOfSmallAndLargeWritesWithManyInFlight(Device device) throws Exception {
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            echo(bed, 1, 8 << 20);
+        }
+    }
+
+    @Test
+    void echoesOverSeveralConnectionsSpreadOverTheLoopGroup(Device device) throws Exception {
+        try (NettyBed bed = new NettyBed(device, 2)) {
+            Set<EventLoop> loops = echo(bed, 8, 1 << 20);
+            assertEquals(2, loops.size(), "the client channels were not spread over both loops");
+        }
+    }
+
+    /**
+     * Echoes a stream of {@code bytes} over each of {@code connections} connections at once and checks each; returns
+     * the client loops they ran on.
+     */
+    private static Set<EventLoop> echo(NettyBed bed, int connections, long bytes) throws Exception {
+        Channel server = bed.serve(() -> new ChannelHandler[] {new Echo()}, true);
+        List<Pump> pumps = new ArrayList<>();
+        List<Tally> tallies = new ArrayList<>();
+        List<Channel> clients = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            Pump pump = new Pump(i, bytes, SIZES, false, false);
+            Tally tally = new Tally(bytes);
+            pumps.add(pump);
+            tallies.add(tally);
+            clients.add(bed.connect(server, () -> new ChannelHandler[] {pump, tally}));
+        }
+        Set<EventLoop> loops = new HashSet<>();
+        for (int i = 0; i < connections; i++) {
+            long crc = tallies.get(i).done.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(pumps.get(i).finished.get(WAIT_SECONDS, TimeUnit.SECONDS), crc,
+                    "connection " + i + " echoed other bytes than it sent");
+            loops.add(clients.get(i).eventLoop());
+            clients.get(i).close().sync();
+        }
+        server.close().sync();
+        return loops;
+    }
+
+    @Test
+    void aReaderThatDoesNotReadMakesItsWriterUnwritableUntilItReads(Device device) throws Exception {
+        long bytes = 2 << 20;
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Tally reader = new Tally(bytes);
+            Channel server = bed.serve(() -> new ChannelHandler[] {reader}, false);
+            // Flushing every 4 KiB write, only a send the endpoint refuses leaves bytes in the outbound buffer.
+            Pump writer = new Pump(7, bytes, new int[] {4096}, true, false);
+            Channel client = bed.connect(server, () -> new ChannelHandler[] {writer});
+
+            long sentWhenStalled = writer.stalled.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertTrue(sentWhenStalled < bytes, "the writer wrote everything into a reader that reads nothing");
+            assertEquals(0, reader.received, "the reader got bytes without reading");
+            assertFalse(client.isWritable());
+
+            reader.active.get(WAIT_SECONDS, TimeUnit.SECONDS).config().setAutoRead(true);
+            assertEquals(writer.finished.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                    reader.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertEquals(bytes, writer.sent);
+            client.close().sync();
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aPeerThatEndsItsStreamStillReadsTheAnswer(Device device) throws Exception {
+        long bytes = 1 << 20;
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Channel server = bed.serve(() -> new ChannelHandler[] {new CrcAnswer()}, true);
+            Pump request = new Pump(17, bytes, SIZES, false, false);
+            Tally answer = new Tally(Long.BYTES);
+            SocketChannel client = (SocketChannel) bed.connect(server, () -> new ChannelHandler[] {request, answer});
+
+            long requestCrc = request.finished.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            client.shutdownOutput().sync();
+            assertTrue(client.isOutputShutdown());
+            assertFalse(client.isInputShutdown());
+            assertFalse(client.writeAndFlush(Unpooled.wrappedBuffer(new byte[1])).await().isSuccess(),
+                    "a write after the output was shut down succeeded");
+
+            CRC32 expected = new CRC32();
+            expected.update(ByteBuffer.allocate(Long.BYTES).putLong(0, requestCrc));
+            assertEquals(expected.getValue(), answer.done.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                    "the server's answer is not the CRC of the stream the client sent");
+            assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the client channel stayed open");
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aPeerThatClosesMidStreamDeliversWhatItSentAndClosesTheChannel(Device device) throws Exception {
+        long serverBytes = 1 << 20;
+        long clientBytes = 1L << 30;
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            CompletableFuture<Pump> serverPump = new CompletableFuture<>();
+            Channel server = bed.serve(() -> {
+                // Sends its stream and closes, while the client is still writing its own.
+                Pump pump = new Pump(11, serverBytes, SIZES, false, true);
+                serverPump.complete(pump);
+                return new ChannelHandler[] {pump, new Tally(clientBytes)};
+            }, true);
+            Tally fromServer = new Tally(serverBytes);
+            Pump toServer = new Pump(13, clientBytes, SIZES, false, false);
+            Channel client = bed.connect(server, () -> new ChannelHandler[] {toServer, fromServer});
+
+            assertEquals(serverPump.get(WAIT_SECONDS, TimeUnit.SECONDS).finished.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                    fromServer.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the client channel stayed open");
+            assertFalse(client.isActive());
+            assertTrue(toServer.sent < clientBytes, "the client finished its stream before the server closed");
+            server.close().sync();
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package io.jrdma.netty;
+
+import io.netty.channel.ChannelOption;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The options an RDMA channel takes and those it refuses, without a device: no channel here is registered. */
+class RdmaChannelConfigTest {
+    @Test
+    void aSocketChannelSendsAtOnceTakesHalfClosureAndRefusesTheSocketBuffers() {
+        RdmaSocketChannel ch = new RdmaSocketChannel();
+        assertEquals(Boolean.TRUE, ch.config().getOption(ChannelOption.TCP_NODELAY));
+        assertTrue(ch.config().setOption(ChannelOption.TCP_NODELAY, true));
+        assertTrue(ch.config().getOptions().containsKey(ChannelOption.TCP_NODELAY));
+        assertFalse(ch.config().setOption(ChannelOption.SO_RCVBUF, 1 << 20));
+        assertThrows(UnsupportedOperationException.class, () -> ch.config().setTcpNoDelay(false));
+        assertThrows(UnsupportedOperationException.class, () -> ch.config().setSendBufferSize(1 << 20));
+        assertFalse(ch.config().isAllowHalfClosure());
+        assertTrue(ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true));
+        assertEquals(Boolean.TRUE, ch.config().getOption(ChannelOption.ALLOW_HALF_CLOSURE));
+        assertTrue(ch.isOutputShutdown(), "an unconnected channel has no output");
+        assertFalse(ch.isActive());
+        assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void aServerChannelTakesItsBacklog() {
+        RdmaServerSocketChannel ch = new RdmaServerSocketChannel();
+        assertTrue(ch.config().setOption(ChannelOption.SO_BACKLOG, 7));
+        assertEquals(7, ch.config().getOption(ChannelOption.SO_BACKLOG));
+        assertThrows(IllegalArgumentException.class, () -> ch.config().setBacklog(-1));
+        assertThrows(UnsupportedOperationException.class, () -> ch.config().setReuseAddress(true));
+        assertFalse(ch.isActive());
+    }
+}
