@@ -123,7 +123,8 @@ public final class Endpoint implements AutoCloseable {
     final Rendezvous rendezvous;
     /** A try was refused: tell the handler once it can go on. */
     private boolean refused;
-    boolean waitingForCredits;
+    /** While the endpoint waits for the peer's credits, the fewest any of its waiting requests needs; else 0. */
+    int creditsWanted;
     long lastActivity;
     /** When a connecting endpoint gives up (System.nanoTime). */
     long connectDeadline;
@@ -693,14 +694,6 @@ public final class Endpoint implements AutoCloseable {
         attachments[slot] = attachment;
     }
 
-    boolean readSlotFree() {
-        return readsInFlight < readDepth;
-    }
-
-    void readPosted() {
-        readsInFlight++;
-    }
-
     void messageSent() {
         sent++;
     }
@@ -758,7 +751,7 @@ public final class Endpoint implements AutoCloseable {
             return false;
         }
         if (message && credits() <= 0) {
-            worker.waitForCredits(this);
+            worker.waitForCredits(this, 1);
             return false;
         }
         int slot = freeSlots[--free];

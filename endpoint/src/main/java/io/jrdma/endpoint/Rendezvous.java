@@ -156,7 +156,7 @@ final class Rendezvous {
 
     private boolean hasCredits(int needed) {
         if (ep.credits() < needed) {
-            worker.waitForCredits(ep);
+            worker.waitForCredits(ep, needed);
             return false;
         }
         return true;

@@ -794,10 +794,16 @@ public final class Worker implements AutoCloseable {
         return (long) WORD.getVolatile(words.segment(), (long) index * blockSize);
     }
 
-    void waitForCredits(Endpoint ep) {
-        if (!ep.waitingForCredits) {
-            ep.waitingForCredits = true;
+    /**
+     * Makes {@code ep} go on once the peer granted it {@code needed} credits, or fewer if another of its requests
+     * waits for fewer: an endpoint whose large message needs two is not woken on every look while it has one.
+     */
+    void waitForCredits(Endpoint ep, int needed) {
+        if (ep.creditsWanted == 0) {
             waitingForCredits.add(ep);
+            ep.creditsWanted = needed;
+        } else {
+            ep.creditsWanted = Math.min(ep.creditsWanted, needed);
         }
     }
 
@@ -806,9 +812,9 @@ public final class Worker implements AutoCloseable {
         int work = 0;
         for (int i = waitingForCredits.size() - 1; i >= 0; i--) {
             Endpoint ep = waitingForCredits.get(i);
-            if (ep.credits() > 0 || ep.state == Endpoint.State.CLOSED) {
+            if (ep.credits() >= ep.creditsWanted || ep.state == Endpoint.State.CLOSED) {
                 waitingForCredits.remove(i);
-                ep.waitingForCredits = false;
+                ep.creditsWanted = 0;
                 ep.drainBacklog();
                 work++;
             }
