@@ -103,6 +103,26 @@ class RendezvousDeviceTest {
         }
     }
 
+    /** A peer that grants one credit leaves none to keep for a done ring: a large message is refused, nothing posted. */
+    @Test
+    void aLargeMessageToAPeerGrantingOneCreditIsRefused(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        Recorder recorder = new Recorder();
+        WorkerOptions server = WorkerOptions.defaults().withCredits(1, 4);
+        try (WorkerPair pair = new WorkerPair(ip, server, WorkerOptions.defaults(), recorder);
+             Buffer b = pair.client.buffers().allocate(1 << 16)) {
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            ExecutionException refused = assertThrows(ExecutionException.class,
+                    () -> ep.send(b.region(), b.offset(), 1 << 16).get(60, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalArgumentException.class, refused.getCause());
+            fill(b.segment().asSlice(0, 64), 1);
+            assertEquals(64, ep.send(b.region(), b.offset(), 64).get(60, TimeUnit.SECONDS));
+            awaitSeen(recorder, 1);
+            assertEquals(new Seen(64, -1, crc(b.segment().asSlice(0, 64))), recorder.seen.peek());
+            assertTrue(ep.isOpen());
+        }
+    }
+
     /**
      * A receiver bounds the memory its peer's large messages hold: with 16 MiB per endpoint and two 6 MiB messages
      * unreleased, the third is not invited (its send does not complete) until the application releases one.
