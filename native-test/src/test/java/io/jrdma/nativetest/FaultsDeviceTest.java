@@ -38,11 +38,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static io.jrdma.nativetest.DeviceSupport.awaitCompletion;
 import static io.jrdma.nativetest.DeviceSupport.ipAddress;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -239,6 +242,36 @@ class FaultsDeviceTest {
         try (RdmaListener nobodyComes = RdmaListener.bind(new InetSocketAddress(ipAddress(ctx), 0),
                 ConnectionOptions.defaults())) {
             assertNull(nobodyComes.accept(Duration.ofMillis(500)), "accept gives up when nobody connects");
+        }
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aClientThatGivesUpBeforeItIsAcceptedCostsTheListenerNothing(Context ctx) throws Exception {
+        try (RdmaListener listener = RdmaListener.bind(new InetSocketAddress(ipAddress(ctx), 0),
+                ConnectionOptions.defaults())) {
+            try (EventChannel events = EventChannel.create(); CmId quitter = CmId.create(events, PortSpace.TCP)) {
+                quitter.resolve(listener.localAddress(), T);
+                // No queue pair: the request only has to reach the listener, whose answer never comes.
+                quitter.connect(ConnectionParameters.defaults().withQpNumber(0x1234));
+                // Its request reaches the listener; closing the id then rejects it (IB_CM_REJ_TIMEOUT), all before
+                // the listener gets to the request: the order a client that timed out on a slow server sees.
+                Thread.sleep(1000);
+            }
+            Thread.sleep(1000);
+            CompletableFuture<RdmaConnection> connected = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return RdmaConnection.connect(listener.localAddress(), ConnectionOptions.defaults(), T);
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            });
+            try (RdmaConnection server = listener.accept(T);
+                 RdmaConnection client = connected.get(T.toSeconds(), TimeUnit.SECONDS)) {
+                assertNotNull(server, "the listener serves the next client");
+                client.send(new byte[] {42});
+                assertArrayEquals(new byte[] {42}, server.receive(T));
+            }
         }
     }
 

@@ -38,6 +38,6 @@ class StreamAcrossNodesClusterTest {
             throws Exception {
         InetSocketAddress server = new InetSocketAddress(node.dataAddress(), port);
         return echo.whenListening(Duration.ofSeconds(120),
-                () -> RdmaConnection.connect(server, options, Duration.ofSeconds(20)));
+                () -> RdmaConnection.connect(server, options, Duration.ofSeconds(60)));
     }
 }

@@ -475,7 +475,8 @@ public final class CmId implements AutoCloseable {
     }
 
     /**
-     * Moves this id to {@code to}: its later events arrive there ({@code rdma_migrate_id}).
+     * Moves this id to {@code to}: its events not yet taken, and all later ones, arrive there
+     * ({@code rdma_migrate_id}).
      *
      * @param to the new channel; it becomes the id's parent in place of the old one
      * @throws RdmaException if {@code rdma_migrate_id} fails (the id stays where it was)
@@ -496,6 +497,7 @@ public final class CmId implements AutoCloseable {
                 throw e;
             }
             channel = to;
+            from.handOver(this, to);
             return null;
         });
     }

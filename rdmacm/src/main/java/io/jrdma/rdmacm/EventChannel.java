@@ -190,6 +190,35 @@ public final class EventChannel implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Moves the events kept here for {@code id} (read while another id was waited for) to {@code to}, ahead of what
+     * {@code to} reads next: they are older than any event the migration moved natively.
+     */
+    void handOver(CmId id, EventChannel to) {
+        ArrayDeque<CmEvent> moving = new ArrayDeque<>();
+        reading.lock();
+        try {
+            for (Iterator<CmEvent> it = backlog.iterator(); it.hasNext(); ) {
+                CmEvent e = it.next();
+                if (e.id() == id) {
+                    it.remove();
+                    moving.add(e);
+                }
+            }
+        } finally {
+            reading.unlock();
+        }
+        if (moving.isEmpty()) {
+            return;
+        }
+        to.reading.lock();
+        try {
+            moving.descendingIterator().forEachRemaining(to.backlog::addFirst);
+        } finally {
+            to.reading.unlock();
+        }
+    }
+
     private static boolean matches(CmEvent e, CmId id) {
         return id == null || e.id() == id || e.listenId() == id;
     }
