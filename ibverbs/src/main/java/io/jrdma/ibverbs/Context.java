@@ -615,8 +615,7 @@ public final class Context implements AutoCloseable {
     MemorySegment requireExtendedOp(long opOffset, String verb, String lacking) throws RdmaException {
         MemorySegment op = extendedOp(opOffset);
         if (op.equals(MemorySegment.NULL)) {
-            throw new RdmaException(verb, Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP),
-                    device.name() + " has no " + lacking);
+            throw new RdmaUnsupportedException(verb, device.name() + " has no " + lacking);
         }
         return op;
     }

@@ -106,7 +106,7 @@ public final class MemoryRegion implements AutoCloseable {
                     Access.maskOf(access));
         } catch (RdmaException e) {
             if (e.errno() == Errno.EOPNOTSUPP) {
-                throw new RdmaException("ibv_reg_dmabuf_mr", e.errno(), e.errnoName(),
+                throw new RdmaUnsupportedException("ibv_reg_dmabuf_mr",
                         pd.context().device().name() + " cannot register dma-buf memory");
             }
             throw e;

@@ -66,8 +66,7 @@ public final class MemoryWindow implements AutoCloseable {
     static MemoryWindow create(ProtectionDomain pd, Type type) throws RdmaException {
         MemorySegment allocFn = ibv_context_ops.alloc_mw(ops(pd));
         if (allocFn.equals(MemorySegment.NULL)) {
-            throw new RdmaException("ibv_alloc_mw", Errno.EOPNOTSUPP, Errno.name(Errno.EOPNOTSUPP), pd.context().device().name()
-                    + " has no memory windows");
+            throw new RdmaUnsupportedException("ibv_alloc_mw", pd.context().device().name() + " has no memory windows");
         }
         return ResourceGuard.create(() -> new MemoryWindow(pd, type, Verbs.pointer("ibv_alloc_mw",
                 Errno.capturing(allocFn, ibv_context_ops.alloc_mw.descriptor()), pd.segment(), type.value)),

@@ -11,6 +11,7 @@ import io.jrdma.ibverbs.QpState;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.RdmaUnsupportedException;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
 import io.jrdma.ibverbs.WcStatus;
@@ -129,7 +130,7 @@ class MoreVerbsDeviceTest {
             if (odp) {
                 mr.advise(MemoryRegion.Advice.PREFETCH_WRITE, true, 0, 1 << 16);
             } else {
-                RdmaException e = assertThrows(RdmaException.class,
+                RdmaException e = assertThrows(RdmaUnsupportedException.class,
                         () -> mr.advise(MemoryRegion.Advice.PREFETCH_WRITE, true, 0, 1 << 16));
                 assertEquals("EOPNOTSUPP", e.errnoName());
                 assertTrue(e.getMessage().contains("has no on-demand paging"), e.getMessage());
@@ -151,7 +152,7 @@ class MoreVerbsDeviceTest {
                     // The CPU would copy inline data from the region's address, an IOVA this process never mapped.
                     assertThrows(IllegalArgumentException.class, () -> qp.postSend(new SendWorkRequest(1)
                             .inline(true).add(mr, 0, 64)));
-                } catch (RdmaException refused) {
+                } catch (RdmaUnsupportedException refused) {
                     assertEquals("EOPNOTSUPP", refused.errnoName(), refused.getMessage());
                     assertTrue(refused.getMessage().contains(ctx.device().name()
                             + " cannot register dma-buf memory"), refused.getMessage());

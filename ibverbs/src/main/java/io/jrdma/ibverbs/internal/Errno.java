@@ -1,6 +1,7 @@
 package io.jrdma.ibverbs.internal;
 
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.RdmaUnsupportedException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -81,11 +82,13 @@ public final class Errno {
 
     /** The exception for a verb that failed with {@code errno}. */
     public static RdmaException exception(String verb, int errno) {
-        return new RdmaException(verb, errno, name(errno), describe(errno));
+        return exception(verb, errno, null);
     }
 
     /** The exception for a verb that failed with {@code errno}, with what it means here. */
     public static RdmaException exception(String verb, int errno, String detail) {
-        return new RdmaException(verb, errno, name(errno), describe(errno) + "; " + detail);
+        String what = detail == null ? describe(errno) : describe(errno) + "; " + detail;
+        return errno == EOPNOTSUPP ? new RdmaUnsupportedException(verb, what)
+                : new RdmaException(verb, errno, name(errno), what);
     }
 }

@@ -18,6 +18,7 @@ import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.RdmaUnsupportedException;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.TransportType;
 
@@ -65,6 +66,16 @@ final class DeviceSnippets {
         } catch (RdmaException e) {
             // e.g. "ibv_open_device failed: ENODEV (errno 19): no RDMA device named 'mlx5_0' (devices: [rxe0])"
             LOG.log(System.Logger.Level.WARNING, e.verb() + " failed: " + e.errnoName());
+        }
+        // @end
+    }
+
+    void unsupported(CompletionQueue cq) throws RdmaException {
+        // @start region="unsupported"
+        try {
+            cq.moderate(16, 50);   // fewer interrupts, where the device can moderate
+        } catch (RdmaUnsupportedException e) {
+            // Soft-RoCE cannot: go on without moderation; any other failure still propagates.
         }
         // @end
     }
