@@ -14,7 +14,7 @@ import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-/** Each example of examples/ runs its main on the device as the README says, and succeeds: they must not rot. */
+/** Each example of examples/ runs its main on the device as docs/guide.md says, and succeeds: they must not rot. */
 @RdmaDeviceTest
 class ExamplesDeviceTest {
 

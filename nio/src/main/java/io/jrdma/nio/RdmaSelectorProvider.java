@@ -84,7 +84,7 @@ import java.util.Objects;
  * <p>A process whose channels are all TCP needs no rdma-core: librdmacm is loaded at the first RDMA bind or connect,
  * and {@link #isAvailable()} and {@link #unavailabilityCause()} tell whether RDMA can be used here and why not.
  *
- * <p>A channel in blocking mode waits without blocking its socket (see the README): it polls without waiting and
+ * <p>A channel in blocking mode waits without blocking its socket (see docs/nio.md, "Waiting"): it polls without waiting and
  * sleeps between polls, so that it notices a close or an interrupt at once and a virtual thread never holds its
  * carrier in native code.
  */
