@@ -131,6 +131,8 @@ public final class Endpoint implements AutoCloseable {
     /** When it was disconnected (System.nanoTime), for the drain before its release. */
     private long disconnectedAt;
     private boolean graceful;
+    /** The peer disconnected while nothing of this side's was outstanding. */
+    private volatile boolean closedByPeer;
     private Throwable failure;
     private volatile byte[] peerData = new byte[0];
     /** On the connecting side, the application's private data for the connect request. */
@@ -467,6 +469,18 @@ public final class Endpoint implements AutoCloseable {
      */
     public boolean isOpen() {
         return state == State.OPEN;
+    }
+
+    /**
+     * Whether the peer ended the connection while nothing of this side's was outstanding, as a socket's peer closes
+     * (its process ending counts too: the connection manager disconnects for it). Such an end is not an error: the
+     * handler hears {@link EndpointHandler#onClosed} alone. A disconnect that cuts operations off breaks the
+     * endpoint instead ({@link EndpointHandler#onError}).
+     *
+     * @return whether the peer closed this endpoint
+     */
+    public boolean isClosedByPeer() {
+        return closedByPeer;
     }
 
     /**
@@ -942,10 +956,18 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    /** The peer disconnected. */
+    /** The peer disconnected: an orderly end if nothing of this side's is cut off (a credit update does not count). */
     void peerDisconnected() {
-        if (state == State.OPEN || state == State.CLOSING) {
-            fail(new EndpointException(this + ": the peer disconnected"));
+        if (state != State.OPEN && state != State.CLOSING) {
+            return;
+        }
+        int outstanding = freeSlots.length - free - (creditWriteInFlight ? 1 : 0) + backlog.size();
+        if (outstanding == 0 && rendezvous.idle()) {
+            closedByPeer = true;
+            abortNow(new EndpointException(this + " was closed by its peer"));
+        } else {
+            fail(new EndpointException(this + ": the peer disconnected with " + outstanding + " operation(s)"
+                    + (rendezvous.idle() ? "" : " and a large message") + " outstanding"));
         }
     }
 

@@ -40,9 +40,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Endpoints on rxe0 when things go wrong: a killed peer, rejects, a peer that is no endpoint, bad input. */
 @RdmaDeviceTest
 class EndpointFailureDeviceTest {
-    /** Releases every message and keeps the first failure its endpoint hears of. */
+    /** Releases every message and keeps the first failure its endpoint hears of, and the endpoint once closed. */
     static final class FailureCatcher implements EndpointHandler {
         final CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        final CompletableFuture<Endpoint> closed = new CompletableFuture<>();
 
         @Override
         public void onMessage(Endpoint endpoint, ReceivedMessage message) {
@@ -52,6 +53,32 @@ class EndpointFailureDeviceTest {
         @Override
         public void onError(Endpoint endpoint, Throwable failure) {
             this.failure.complete(failure);
+        }
+
+        @Override
+        public void onClosed(Endpoint endpoint) {
+            closed.complete(endpoint);
+        }
+    }
+
+    @Test
+    void aPeerThatClosesEndsTheEndpointWithoutAnError(Device device) throws Exception {
+        FailureCatcher serverSide = new FailureCatcher();
+        try (WorkerPair pair = new WorkerPair(DeviceAddresses.ipv4(device), WorkerOptions.defaults(),
+                WorkerOptions.defaults(), serverSide)) {
+            FailureCatcher clientSide = new FailureCatcher();
+            Endpoint ep = pair.connect(clientSide);
+            try (Buffer buf = pair.client.buffers().allocate(64)) {
+                ep.send(buf.region(), buf.offset(), 64).get(60, TimeUnit.SECONDS);
+            }
+            ep.close();
+            ep.closeFuture().get(60, TimeUnit.SECONDS);
+            Endpoint server = serverSide.closed.get(60, TimeUnit.SECONDS);
+            assertTrue(server.isClosedByPeer(), "the server's endpoint knows its peer closed it");
+            assertFalse(serverSide.failure.isDone(), () -> "an orderly close is no error, but the server heard "
+                    + serverSide.failure.getNow(null));
+            assertFalse(ep.isClosedByPeer(), "the client closed its own endpoint");
+            assertFalse(clientSide.failure.isDone(), () -> "the client heard " + clientSide.failure.getNow(null));
         }
     }
 
