@@ -96,7 +96,10 @@ public final class Endpoint implements AutoCloseable {
 
     // The peer's side of the handshake.
     private int peerCredits;
-    private int peerMessageSize;
+    private volatile int peerMessageSize;
+    /** The connection's addresses, copied at open: the id they are read from is destroyed after the close. */
+    private volatile InetSocketAddress localAddress;
+    private volatile InetSocketAddress peerAddress;
     private int readDepth;
     private long peerWordAddress;
     private int peerWordKey;
@@ -170,6 +173,8 @@ public final class Endpoint implements AutoCloseable {
         peerData = peer.application();
         peerCredits = peer.credits();
         peerMessageSize = peer.messageSize();
+        localAddress = id.localAddress();
+        peerAddress = id.peerAddress();
         readDepth = Math.min(ownReadDepth, peer.readDepth());
         peerWordAddress = peer.wordAddress();
         peerWordKey = peer.wordKey();
@@ -499,10 +504,33 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
-     * {@return the peer's address}
+     * The peer's address and port, from the moment the endpoint opened; still there after it closed.
+     *
+     * @return the peer's address, or {@code null} before the endpoint opened
      */
     public InetSocketAddress peerAddress() {
-        return id.peerAddress();
+        return peerAddress;
+    }
+
+    /**
+     * This side's address and port on the connection (the worker's device address; on the connecting side the port
+     * the connection manager chose, on the accepting side the listener's), from the moment the endpoint opened;
+     * still there after it closed.
+     *
+     * @return the local address, or {@code null} before the endpoint opened
+     */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /**
+     * The largest message the peer takes in one of its receive buffers (its {@link WorkerOptions#messageSize()}):
+     * a longer one goes by rendezvous, which costs a round trip more and two credits.
+     *
+     * @return the peer's message size in bytes, or 0 before the endpoint opened
+     */
+    public int peerMessageSize() {
+        return peerMessageSize;
     }
 
     /**
