@@ -81,7 +81,7 @@ public final class QueuePair implements AutoCloseable {
                 return Verbs.pointer("ibv_create_qp", CREATE_QP, pd, init);
             }
             MemorySegment ctx = ibv_pd.context(pd.reinterpret(ibv_pd.sizeof()));
-            MemorySegment op = Context.extendedOp(ctx.reinterpret(ibv_context.sizeof()),
+            MemorySegment op = ExtendedOps.find(ctx.reinterpret(ibv_context.sizeof()),
                     verbs_context.create_qp_ex$offset());
             return Verbs.pointer("ibv_create_qp_ex", Errno.capturing(op, verbs_context.create_qp_ex.descriptor()),
                     ctx, init);
@@ -339,7 +339,7 @@ public final class QueuePair implements AutoCloseable {
                 ibv_qp_init_attr_ex.pd(init, pd.segment());
                 ibv_qp_init_attr_ex.send_ops_flags(init,
                         b.extendedOps.stream().mapToLong(SendOpcode::extendedFlag).reduce(0, (x, y) -> x | y));
-                pd.context().requireExtendedOp(verbs_context.create_qp_ex$offset(), "ibv_create_qp_ex",
+                ExtendedOps.require(pd.context(), verbs_context.create_qp_ex$offset(), "ibv_create_qp_ex",
                         "extended queue pairs");
                 this.qp = creator.create(pd.segment(), init, true).reinterpret(ibv_qp.sizeof());
                 this.extendedPost = new ExtendedPost(this, guard.owner(), ibverbs_h.ibv_qp_to_qp_ex(qp),
@@ -358,7 +358,7 @@ public final class QueuePair implements AutoCloseable {
         MemorySegment ops = ibv_context.ops(pd.context().segment());
         this.postSendFn = ibv_context_ops.post_send(ops);
         this.postRecvFn = ibv_context_ops.post_recv(ops);
-        pd.context().register(qp, this);
+        pd.context().asyncEvents.register(qp, this);
     }
 
     private static MemorySegment writeCaps(MemorySegment cap, Capabilities caps) {
@@ -901,13 +901,13 @@ public final class QueuePair implements AutoCloseable {
             } catch (RdmaException e) {
                 throw new IllegalStateException(e);
             }
-            from.unregister(leaked, null);
+            from.asyncEvents.unregister(leaked, null);
         };
     }
 
     private void destroy() throws RdmaException {
         creator.destroy(qp);
-        pd.context().unregister(qp, this);
+        pd.context().asyncEvents.unregister(qp, this);
     }
 
     MemorySegment segment() {

@@ -65,7 +65,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
             this.maxWr = ibv_srq_attr.max_wr(attr);
         }
         this.postSrqRecvFn = ibv_context_ops.post_srq_recv(ibv_context.ops(pd.context().segment()));
-        pd.context().register(srq, this);
+        pd.context().asyncEvents.register(srq, this);
     }
 
     /**
@@ -80,7 +80,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         ibv_srq_init_attr_ex.pd(init, pd.segment());
         ibv_srq_init_attr_ex.cq(init, cq.segment());
         Context ctx = pd.context();
-        MemorySegment op = ctx.requireExtendedOp(verbs_context.create_srq_ex$offset(), "ibv_create_srq_ex",
+        MemorySegment op = ExtendedOps.require(ctx, verbs_context.create_srq_ex$offset(), "ibv_create_srq_ex",
                 "extended shared receive queues");
         return Verbs.pointer("ibv_create_srq_ex", Errno.capturing(op, verbs_context.create_srq_ex.descriptor()),
                 ctx.segment(), init);
@@ -174,8 +174,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
     public int number() throws RdmaException {
         guard.enter();   // a concurrent close waits for this call
         try {
-            MemorySegment op = pd.context().requireExtendedOp(verbs_context.get_srq_num$offset(), "ibv_get_srq_num",
-                    "SRQ numbers");
+            MemorySegment op = ExtendedOps.require(pd.context(), verbs_context.get_srq_num$offset(),
+                    "ibv_get_srq_num", "SRQ numbers");
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment number = arena.allocate(ValueLayout.JAVA_INT);
                 int rc = verbs_context.get_srq_num.invoke(op, srq, number);
@@ -239,13 +239,13 @@ public final class SharedReceiveQueue implements AutoCloseable {
         Context from = pd.context();
         return () -> {
             ibverbs_h.ibv_destroy_srq(leaked);
-            from.unregister(leaked, null);
+            from.asyncEvents.unregister(leaked, null);
         };
     }
 
     private void destroy() throws RdmaException {
         Verbs.check("ibv_destroy_srq", ibverbs_h.ibv_destroy_srq(srq));
-        pd.context().unregister(srq, this);
+        pd.context().asyncEvents.unregister(srq, this);
     }
 
     /** {@return whether {@link #close()} has completed} */
