@@ -11,10 +11,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.ref.WeakReference;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A completion channel ({@code struct ibv_comp_channel}): where armed completion queues report "there is a
@@ -33,7 +30,7 @@ public final class CompletionChannel implements AutoCloseable {
     private final Context context;
     private final MemorySegment channel;
     private final int fd;
-    private final Map<Long, WeakReference<CompletionQueue>> queues = new ConcurrentHashMap<>();
+    private final ObjectsByAddress<CompletionQueue> queues = new ObjectsByAddress<>();
     /** Made and freed by someone else (see {@link #adopt}): never destroyed natively. */
     private final boolean adopted;
 
@@ -79,8 +76,7 @@ public final class CompletionChannel implements AutoCloseable {
             MemorySegment cq = cqOut.get(ValueLayout.ADDRESS, 0);
             ibverbs_h.ibv_ack_cq_events(cq, 1);
             // Every CQ of this channel is attached at creation, and detached only after it is destroyed.
-            WeakReference<CompletionQueue> queue = queues.get(cq.address());
-            return queue == null ? null : queue.get();
+            return queues.get(cq.address());
         }
     }
 
@@ -95,11 +91,11 @@ public final class CompletionChannel implements AutoCloseable {
     }
 
     void attach(CompletionQueue cq) {
-        queues.put(cq.segment().address(), new WeakReference<>(cq));
+        queues.put(cq.segment(), cq);
     }
 
     void detach(CompletionQueue cq) {
-        Context.forget(queues, cq.segment().address(), cq);
+        queues.remove(cq.segment(), cq);
     }
 
     MemorySegment segment() {

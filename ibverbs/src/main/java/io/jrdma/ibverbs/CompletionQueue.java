@@ -151,7 +151,7 @@ public final class CompletionQueue implements AutoCloseable {
         if (channel != null) {
             channel.attach(this);
         }
-        context.register(cq, this);
+        context.asyncEvents.register(cq, this);
     }
 
     static CompletionQueue create(Context context, int entries, CompletionChannel channel, int vector,
@@ -178,7 +178,7 @@ public final class CompletionQueue implements AutoCloseable {
     static CompletionQueue createEx(Context context, int entries, CompletionChannel channel, int vector,
                                     Set<WcField> fields, ThreadConfinement confinement) throws RdmaException {
         checkArguments(context, entries, channel, vector);
-        MemorySegment op = context.requireExtendedOp(verbs_context.create_cq_ex$offset(), "ibv_create_cq_ex",
+        MemorySegment op = ExtendedOps.require(context, verbs_context.create_cq_ex$offset(), "ibv_create_cq_ex",
                 "extended completion queues");
         long wcFlags = fields.stream().mapToLong(WcField::mask).reduce(0, (a, b) -> a | b);
         return ResourceGuard.create(() -> {
@@ -309,7 +309,7 @@ public final class CompletionQueue implements AutoCloseable {
         ConnectOptions.range("periodMicros", periodMicros, 0, 0xffff);
         guard.enter();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment op = context.requireExtendedOp(verbs_context.modify_cq$offset(), "ibv_modify_cq",
+            MemorySegment op = ExtendedOps.require(context, verbs_context.modify_cq$offset(), "ibv_modify_cq",
                     "completion queue moderation");
             MemorySegment attr = ibv_modify_cq_attr.allocate(arena);
             ibv_modify_cq_attr.attr_mask(attr, ibverbs_h.IBV_CQ_ATTR_MODERATE());
@@ -402,7 +402,7 @@ public final class CompletionQueue implements AutoCloseable {
         Context from = context;
         return adopted ? null : () -> {
             ibverbs_h.ibv_destroy_cq(leaked);
-            from.unregister(leaked, null);
+            from.asyncEvents.unregister(leaked, null);
         };
     }
 
@@ -410,7 +410,7 @@ public final class CompletionQueue implements AutoCloseable {
         if (!adopted) {
             Verbs.check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(cq));
         }
-        context.unregister(cq, this);
+        context.asyncEvents.unregister(cq, this);
         if (channel != null) {
             channel.detach(this);
         }

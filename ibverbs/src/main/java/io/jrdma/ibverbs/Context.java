@@ -9,10 +9,8 @@ import io.jrdma.bindings.ibverbs.ibv_gid_entry;
 import io.jrdma.bindings.ibverbs.ibv_port_attr;
 import io.jrdma.bindings.ibverbs.ibverbs_h;
 import io.jrdma.bindings.ibverbs.verbs_context;
-import io.jrdma.bindings.ibverbs.ibv_async_event;
 import io.jrdma.ibverbs.internal.DataPath;
 import io.jrdma.ibverbs.internal.Errno;
-import io.jrdma.ibverbs.internal.Fd;
 import io.jrdma.ibverbs.internal.ResourceGuard;
 import io.jrdma.ibverbs.internal.Verbs;
 
@@ -20,12 +18,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
@@ -43,29 +39,15 @@ public final class Context implements AutoCloseable {
 
     private static final MethodHandle OPEN_DEVICE = Errno.capturing(
             ibverbs_h.ibv_open_device$address(), ibverbs_h.ibv_open_device$descriptor());
-    /** {@code __VERBS_ABI_IS_EXTENDED}: marks an ibv_context embedded in a verbs_context. */
-    private static final long VERBS_ABI_IS_EXTENDED = -1L;
-    private static final long VERBS_CONTEXT_OFFSET = verbs_context.context$offset();
-    private static final MethodHandle GET_ASYNC_EVENT = Errno.capturing(
-            ibverbs_h.ibv_get_async_event$address(), ibverbs_h.ibv_get_async_event$descriptor());
-    private static final System.Logger LOG = System.getLogger(Context.class.getName());
 
     final ResourceGuard guard;
+    /** The async events, and the objects they name. */
+    final AsyncEventDispatcher asyncEvents;
     private final Device device;
     private final MemorySegment ctx;
     private final boolean adopted;
     /** The contexts librdmacm opened, by native address: one Java context each. */
     private static final Map<Long, Context> ADOPTED = new ConcurrentHashMap<>();
-    /**
-     * Native address → the object it backs, so that async events name Java objects; weakly, so that an object dropped
-     * without close is still found unreachable (and reported) while its context lives.
-     */
-    private final Map<Long, WeakReference<Object>> objects = new ConcurrentHashMap<>();
-    /** Who hears async events; {@link #reader} delivers to them. */
-    private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
-    private Thread reader;
-    /** The async event file descriptor, kept so that a wait never reads a closed context's struct. */
-    private final int asyncFd;
 
     private Context(Device device, MemorySegment ctx, boolean adopted) {
         this.device = device;
@@ -74,9 +56,7 @@ public final class Context implements AutoCloseable {
         // librdmacm owns the contexts it opened: an adopted one is never closed natively, leaked or not.
         this.guard = new ResourceGuard(this, ResourceGuard.Lifecycle.of(this::destroy,
                 () -> adopted ? null : () -> ibverbs_h.ibv_close_device(ctx)));
-        // Non-blocking, so that a reader that lost the race for an event gets EAGAIN instead of hanging.
-        this.asyncFd = ibv_context.async_fd(ctx);
-        Fd.setNonBlocking(asyncFd);
+        this.asyncEvents = new AsyncEventDispatcher(this, guard, ctx);
         guard.watchForLeaks();
     }
 
@@ -185,7 +165,7 @@ public final class Context implements AutoCloseable {
     public DeviceAttributesEx queryDeviceEx() throws RdmaException {
         guard.enter();   // a concurrent close waits for this call
         try {
-            MemorySegment op = extendedOp(verbs_context.query_device_ex$offset());
+            MemorySegment op = ExtendedOps.find(ctx, verbs_context.query_device_ex$offset());
             if (op.equals(MemorySegment.NULL)) {
                 DeviceAttributes base = queryDevice();
                 return new DeviceAttributesEx(base, 0, 0, 0, 0, 0, 0, 0, 0, base.physPortCount());
@@ -268,7 +248,7 @@ public final class Context implements AutoCloseable {
             checkPort(port);
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment a = ibv_port_attr.allocate(arena);
-                MemorySegment queryPort = extendedOp(verbs_context.query_port$offset());
+                MemorySegment queryPort = ExtendedOps.find(ctx, verbs_context.query_port$offset());
                 int rc = queryPort.equals(MemorySegment.NULL)
                         // The exported symbol fills only the legacy prefix of the struct; the rest stays zero.
                         ? ibverbs_h.ibv_query_port(ctx, (byte) port, a)
@@ -424,35 +404,7 @@ public final class Context implements AutoCloseable {
      * @throws IllegalStateException if the context is closed, or closed by another thread while this one waits
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) throws RdmaException, InterruptedException {
-        guard.checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment event = ibv_async_event.allocate(arena);
-            MemorySegment state = Errno.allocateState(arena);
-            AsyncEvent[] read = new AsyncEvent[1];
-            if (!Fd.awaitEvent(asyncFd, timeout, "ibv_get_async_event", state,
-                    () -> readAndAcknowledge(state, event, read))) {
-                return null;
-            }
-            return read[0];
-        }
-    }
-
-    /**
-     * One non-blocking {@code ibv_get_async_event} and its acknowledgement, counted in like a data-path call: a close
-     * on another thread waits for it, and once the device is closed it throws instead of touching it.
-     */
-    private int readAndAcknowledge(MemorySegment state, MemorySegment event, AsyncEvent[] read) throws Throwable {
-        guard.enter();
-        try {
-            int rc = (int) GET_ASYNC_EVENT.invokeExact(state, ctx, event);
-            if (rc == 0) {
-                read[0] = toEvent(event);
-                ibverbs_h.ibv_ack_async_event(event);
-            }
-            return rc;
-        } finally {
-            guard.exit();
-        }
+        return asyncEvents.await(timeout);
     }
 
     /**
@@ -466,18 +418,7 @@ public final class Context implements AutoCloseable {
      * @throws IllegalStateException    if the context is closed
      */
     public void onAsyncEvent(Consumer<AsyncEvent> listener) {
-        // Under the guard's lock, which close holds too: a reader is either started before close looks for it or
-        // refused.
-        synchronized (guard) {
-            guard.checkOpen();
-            if (listener == null) {
-                throw new IllegalArgumentException("listener must not be null");
-            }
-            listeners.add(listener);
-            if (reader == null) {
-                reader = Thread.ofVirtual().name("jrdma-async-" + device.name()).start(this::deliverAsyncEvents);
-            }
-        }
+        asyncEvents.addListener(listener);
     }
 
     /**
@@ -486,86 +427,11 @@ public final class Context implements AutoCloseable {
      * @param listener a listener given to {@link #onAsyncEvent}; others are ignored
      */
     public void removeAsyncEventListener(Consumer<AsyncEvent> listener) {
-        listeners.remove(listener);
-    }
-
-    private void deliverAsyncEvents() {
-        while (!Thread.currentThread().isInterrupted() && !guard.isClosed()) {
-            AsyncEvent e;
-            try {
-                e = awaitAsyncEvent(Duration.ofMillis(200));
-            } catch (InterruptedException | IllegalStateException closing) {
-                return;
-            } catch (RdmaException | RuntimeException failed) {
-                LOG.log(System.Logger.Level.WARNING, "reading the async events of " + this, failed);
-                continue;
-            }
-            for (Consumer<AsyncEvent> l : e == null ? List.<Consumer<AsyncEvent>>of() : listeners) {
-                try {
-                    l.accept(e);
-                } catch (RuntimeException failed) {
-                    LOG.log(System.Logger.Level.WARNING, "async event listener of " + this + " failed on " + e,
-                            failed);
-                }
-            }
-        }
-    }
-
-    private AsyncEvent toEvent(MemorySegment event) {
-        AsyncEventType type = AsyncEventType.of(ibv_async_event.event_type(event));
-        MemorySegment element = ibv_async_event.element(event);
-        return switch (type.element()) {
-            case QP -> new AsyncEvent(type, (QueuePair) object(ibv_async_event.element.qp(element).address()),
-                    null, null, 0);
-            case CQ -> new AsyncEvent(type, null,
-                    (CompletionQueue) object(ibv_async_event.element.cq(element).address()), null, 0);
-            case SRQ -> new AsyncEvent(type, null, null,
-                    (SharedReceiveQueue) object(ibv_async_event.element.srq(element).address()), 0);
-            case PORT -> new AsyncEvent(type, null, null, null, ibv_async_event.element.port_num(element));
-            case NONE -> new AsyncEvent(type, null, null, null, 0);
-        };
-    }
-
-    void register(MemorySegment nativeObject, Object javaObject) {
-        objects.put(nativeObject.address(), new WeakReference<>(javaObject));
-    }
-
-    /** The Java object of a native one named by an async event, or null if unknown or gone. */
-    private Object object(long address) {
-        WeakReference<Object> ref = objects.get(address);
-        return ref == null ? null : ref.get();
-    }
-
-    /**
-     * Forgets {@code javaObject} as the object at {@code nativeObject}'s address ({@code null}: the object is gone,
-     * the call of a leak's cleanup).
-     */
-    void unregister(MemorySegment nativeObject, Object javaObject) {
-        forget(objects, nativeObject.address(), javaObject);
-    }
-
-    /**
-     * Removes the entry for {@code address} only if it names {@code javaObject} or an object that is gone. Objects
-     * are forgotten after their native destroy, when another thread's new object may already live at the same
-     * address, under its own entry: removing by address alone would make its events unknown.
-     */
-    static <T> void forget(Map<Long, WeakReference<T>> map, long address, Object javaObject) {
-        map.computeIfPresent(address, (a, ref) -> {
-            T known = ref.get();
-            return known == null || known == javaObject ? null : ref;
-        });
+        asyncEvents.removeListener(listener);
     }
 
     private void destroy() throws RdmaException {
-        Thread t = reader;
-        if (t != null) {
-            t.interrupt();
-            try {
-                t.join(Duration.ofSeconds(2));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        asyncEvents.stop();
         if (!adopted) {
             Verbs.check("ibv_close_device", ibverbs_h.ibv_close_device(ctx));
         }
@@ -596,41 +462,6 @@ public final class Context implements AutoCloseable {
     @Override
     public String toString() {
         return "Context[" + device.name() + (guard.isClosed() ? ", closed]" : "]");
-    }
-
-    /**
-     * The {@code verbs_context} function pointer at {@code opOffset}, or NULL when the provider's context is not
-     * extended or too old to have it: verbs.h's {@code verbs_get_ctx_op}.
-     */
-    MemorySegment extendedOp(long opOffset) {
-        return extendedOp(ctx, opOffset);
-    }
-
-    /**
-     * {@link #extendedOp(long)}, or the {@code EOPNOTSUPP} verbs.h answers with when the provider lacks it.
-     *
-     * @param verb    the verb, for the exception
-     * @param lacking what the device then has no support for, e.g. "extended completion queues"
-     */
-    MemorySegment requireExtendedOp(long opOffset, String verb, String lacking) throws RdmaException {
-        MemorySegment op = extendedOp(opOffset);
-        if (op.equals(MemorySegment.NULL)) {
-            throw new RdmaUnsupportedException(verb, device.name() + " has no " + lacking);
-        }
-        return op;
-    }
-
-    /** {@link #extendedOp(long)} of native context {@code ctx}. */
-    static MemorySegment extendedOp(MemorySegment ctx, long opOffset) {
-        if (ibv_context.abi_compat(ctx).address() != VERBS_ABI_IS_EXTENDED) {
-            return MemorySegment.NULL;
-        }
-        MemorySegment vctx = MemorySegment.ofAddress(ctx.address() - VERBS_CONTEXT_OFFSET)
-                .reinterpret(verbs_context.sizeof());
-        if (verbs_context.sz(vctx) < verbs_context.sizeof() - opOffset) {
-            return MemorySegment.NULL;
-        }
-        return vctx.get(ValueLayout.ADDRESS, opOffset);
     }
 
     private static void checkPort(int port) {

@@ -299,7 +299,7 @@ public final class MemoryRegion implements AutoCloseable {
             if (length > 0xffff_ffffL) {
                 throw new IllegalArgumentException("advice covers at most 4 GiB - 1 at once, not " + length + " bytes");
             }
-            MemorySegment op = pd.context().extendedOp(verbs_context.advise_mr$offset());
+            MemorySegment op = ExtendedOps.find(pd.context(), verbs_context.advise_mr$offset());
             int rc;
             if (op.equals(MemorySegment.NULL)) {
                 rc = Errno.EOPNOTSUPP;

@@ -22,7 +22,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -57,13 +59,11 @@ public final class QueuePair implements AutoCloseable {
     private final SharedReceiveQueue srq;
     private final MemorySegment qp;
     private final MemorySegment postSendFn;
-    private final MemorySegment postRecvFn;
     private final int qpn;
     private final Capabilities capabilities;
     private final int maxSendSge;
     private final int maxSendWr;
-    private final int maxRecvSge;
-    private final int maxRecvWr;
+    private final ReceiveQueue receives;
     /**
      * The opcodes (bit = ordinal) a request may carry past the post's quick check of the scatter/gather and inline
      * limits: those this type takes that need nothing else checked. Any other request (atomics, UD destinations, an
@@ -81,7 +81,7 @@ public final class QueuePair implements AutoCloseable {
                 return Verbs.pointer("ibv_create_qp", CREATE_QP, pd, init);
             }
             MemorySegment ctx = ibv_pd.context(pd.reinterpret(ibv_pd.sizeof()));
-            MemorySegment op = Context.extendedOp(ctx.reinterpret(ibv_context.sizeof()),
+            MemorySegment op = ExtendedOps.find(ctx.reinterpret(ibv_context.sizeof()),
                     verbs_context.create_qp_ex$offset());
             return Verbs.pointer("ibv_create_qp_ex", Errno.capturing(op, verbs_context.create_qp_ex.descriptor()),
                     ctx, init);
@@ -339,7 +339,7 @@ public final class QueuePair implements AutoCloseable {
                 ibv_qp_init_attr_ex.pd(init, pd.segment());
                 ibv_qp_init_attr_ex.send_ops_flags(init,
                         b.extendedOps.stream().mapToLong(SendOpcode::extendedFlag).reduce(0, (x, y) -> x | y));
-                pd.context().requireExtendedOp(verbs_context.create_qp_ex$offset(), "ibv_create_qp_ex",
+                ExtendedOps.require(pd.context(), verbs_context.create_qp_ex$offset(), "ibv_create_qp_ex",
                         "extended queue pairs");
                 this.qp = creator.create(pd.segment(), init, true).reinterpret(ibv_qp.sizeof());
                 this.extendedPost = new ExtendedPost(this, guard.owner(), ibverbs_h.ibv_qp_to_qp_ex(qp),
@@ -351,14 +351,13 @@ public final class QueuePair implements AutoCloseable {
         }
         this.maxSendSge = capabilities.maxSendSge();
         this.maxSendWr = capabilities.maxSendWr();
-        this.maxRecvSge = capabilities.maxRecvSge();
-        this.maxRecvWr = capabilities.maxRecvWr();
         this.plainOpcodes = plainOpcodes(type);
         this.qpn = ibv_qp.qp_num(qp);
         MemorySegment ops = ibv_context.ops(pd.context().segment());
         this.postSendFn = ibv_context_ops.post_send(ops);
-        this.postRecvFn = ibv_context_ops.post_recv(ops);
-        pd.context().register(qp, this);
+        this.receives = new ReceiveQueue(guard, "ibv_post_recv", ibv_context_ops.post_recv(ops), qp.address(), pd,
+                capabilities.maxRecvSge(), capabilities.maxRecvWr());
+        pd.context().asyncEvents.register(qp, this);
     }
 
     private static MemorySegment writeCaps(MemorySegment cap, Capabilities caps) {
@@ -721,29 +720,19 @@ public final class QueuePair implements AutoCloseable {
     public void postSend(SendWorkRequest head) throws RdmaException {
         Objects.requireNonNull(head, "head");
         checkNotInOwnBatch();
+        boolean holds = checkChain(head);
         guard.enter();   // refuses a closed queue pair, and makes a concurrent close wait for the post
-        // One walk checks each request and holds what the provider will read of it; the holds of the requests up
-        // to lastHeld are released on every path out, once.
+        // The holds of the requests up to lastHeld are released on every path out, once.
         SendWorkRequest lastHeld = null;
         boolean binds = false;
         int rc;
         try {
-            int length = 0;
-            for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
-                if (++length > maxSendWr) {
-                    throw chainTooLong();
-                }
-                wr.check(pd);
-                SendOpcode op = wr.opcode();
-                if (wr.sgeCount() > maxSendSge || wr.isInline() || (plainOpcodes & 1L << op.ordinal()) == 0
-                        || wr.operands() != op.operands()) {
-                    checkSend(wr);
-                }
+            for (SendWorkRequest wr = head; holds && wr != null; wr = wr.next()) {
                 if (wr.holdsAnything()) {
                     wr.hold();
                     lastHeld = wr;
+                    binds |= wr.opcode() == SendOpcode.BIND_MW;   // a window bind always holds its window
                 }
-                binds |= op == SendOpcode.BIND_MW;
             }
             rc = (int) DataPath.POST_SEND.invokeExact(postSendFn, qp.address(), head.segment(),
                     head.badWrSlot().address());
@@ -767,6 +756,30 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
+     * Refuses a chain that does not fit this queue pair (see {@link #postSend}), before the post enters the guard:
+     * it reads only the requests and this queue pair's fixed limits.
+     *
+     * @return whether a request of the chain {@linkplain SendWorkRequest#hold() holds} anything for the call
+     */
+    private boolean checkChain(SendWorkRequest head) {
+        boolean holds = false;
+        int length = 0;
+        for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
+            if (++length > maxSendWr) {
+                throw chainTooLong(head);
+            }
+            wr.check(pd);
+            SendOpcode op = wr.opcode();
+            if (wr.sgeCount() > maxSendSge || wr.isInline() || (plainOpcodes & 1L << op.ordinal()) == 0
+                    || wr.operands() != op.operands()) {
+                checkSend(wr);
+            }
+            holds |= wr.holdsAnything();
+        }
+        return holds;
+    }
+
+    /**
      * Refuses a post (or window bind) from the thread that holds this queue pair's extended batch: the provider holds
      * the send queue's lock from {@code ibv_wr_start} to its end, so the post would spin on it forever, inside a
      * critical downcall that no safepoint can interrupt (the whole JVM would stop).
@@ -781,7 +794,18 @@ public final class QueuePair implements AutoCloseable {
 
     // The failures of postSend are built out of line: the post stays small enough to inline into its caller.
 
-    private IllegalArgumentException chainTooLong() {
+    /**
+     * The refusal of a chain longer than the send queue. A loop through a request that holds something for the post
+     * is named by that request, the first met twice: its second hold would refuse it the same way.
+     */
+    private IllegalArgumentException chainTooLong(SendWorkRequest head) {
+        Set<SendWorkRequest> holding = Collections.newSetFromMap(new IdentityHashMap<>());
+        SendWorkRequest wr = head;
+        for (int i = 0; i < maxSendWr; i++, wr = wr.next()) {
+            if (wr.holdsAnything() && !holding.add(wr)) {
+                return wr.metTwice();
+            }
+        }
         return new IllegalArgumentException("a chain of more than " + maxSendWr
                 + " requests (a cycle?) cannot fit this queue pair's send queue");
     }
@@ -813,7 +837,7 @@ public final class QueuePair implements AutoCloseable {
         if (srq != null) {
             throw new IllegalStateException(this + " receives through " + srq + ": post there");
         }
-        head.post(guard, false, postRecvFn, qp, maxRecvSge, maxRecvWr, pd);
+        receives.post(head);
     }
 
     private void checkSend(SendWorkRequest wr) {
@@ -901,13 +925,13 @@ public final class QueuePair implements AutoCloseable {
             } catch (RdmaException e) {
                 throw new IllegalStateException(e);
             }
-            from.unregister(leaked, null);
+            from.asyncEvents.unregister(leaked, null);
         };
     }
 
     private void destroy() throws RdmaException {
         creator.destroy(qp);
-        pd.context().unregister(qp, this);
+        pd.context().asyncEvents.unregister(qp, this);
     }
 
     MemorySegment segment() {

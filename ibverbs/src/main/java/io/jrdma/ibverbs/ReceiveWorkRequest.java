@@ -143,13 +143,10 @@ public final class ReceiveWorkRequest {
             + "not posted (a queue pair in RESET takes no requests)";
 
     /**
-     * Posts the chain starting here to {@code target}, a queue pair's receive queue or ({@code shared}) a shared
-     * receive queue, through the provider function {@code fn}, as a call in flight on {@code owner}: checks every
-     * request against {@code maxSge}, the chain against {@code maxWr} and the regions against {@code pd} first,
-     * then names the first one not posted. Kept small, the failures built elsewhere, so that it inlines into the post.
+     * Refuses the chain starting here unless every request is in a live arena, has at most {@code maxSge} entries
+     * and regions of {@code pd} only, and the chain has at most {@code maxWr} requests.
      */
-    void post(ResourceGuard owner, boolean shared, MemorySegment fn, MemorySegment target, int maxSge, int maxWr,
-              ProtectionDomain pd) throws RdmaException {
+    void checkChain(int maxSge, int maxWr, ProtectionDomain pd) {
         int length = 0;
         for (ReceiveWorkRequest r = this; r != null; r = r.next) {
             if (++length > maxWr) {
@@ -163,9 +160,16 @@ public final class ReceiveWorkRequest {
                 throw r.tooManyEntries(maxSge);
             }
         }
-        owner.enter();   // refuses a closed queue, and makes a concurrent close wait for the post
+    }
+
+    /**
+     * Posts the checked chain starting here to {@code queue} through the provider function {@code postFn}, holding
+     * the requests' arenas open for the call; the caller holds the queue.
+     *
+     * @return the provider's answer, 0 when every request was posted
+     */
+    int postChain(MemorySegment postFn, long queue) {
         ReceiveWorkRequest lastHeld = null;
-        int rc;
         try {
             // The provider reads every request of the chain: their arenas stay open until it has.
             for (ReceiveWorkRequest r = this; r != null; r = r.next) {
@@ -174,7 +178,7 @@ public final class ReceiveWorkRequest {
                     lastHeld = r;
                 }
             }
-            rc = (int) DataPath.POST_RECV.invokeExact(fn, target.address(), wr, badWr.address());
+            return (int) DataPath.POST_RECV.invokeExact(postFn, queue, wr, badWr.address());
         } catch (Throwable t) {
             throw DataPath.rethrow(t);
         } finally {
@@ -186,10 +190,6 @@ public final class ReceiveWorkRequest {
                     break;
                 }
             }
-            owner.exit();
-        }
-        if (rc != 0) {
-            throw notPosted(rc, shared);
         }
     }
 
@@ -207,8 +207,8 @@ public final class ReceiveWorkRequest {
                 + " scatter/gather entries; the queue takes " + maxSge);
     }
 
-    /** The failure of a post of the chain starting here that returned {@code rc}. */
-    private RdmaException notPosted(int rc, boolean shared) {
+    /** The failure of {@code verb} posting the chain starting here, which returned {@code rc}. */
+    RdmaException notPosted(String verb, int rc) {
         long bad = badWr.get(ValueLayout.ADDRESS, 0).address();
         int index = 0;
         ReceiveWorkRequest r = this;
@@ -216,7 +216,7 @@ public final class ReceiveWorkRequest {
             r = r.next;
             index++;
         }
-        return Errno.exception(shared ? "ibv_post_srq_recv" : "ibv_post_recv", Math.abs(rc), r == null
+        return Errno.exception(verb, Math.abs(rc), r == null
                 ? UNNAMED_FAILURE : "request #" + index + " and those after it were not posted");
     }
 }

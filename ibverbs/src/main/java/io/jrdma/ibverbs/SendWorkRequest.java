@@ -439,8 +439,7 @@ public final class SendWorkRequest {
     void hold() {
         if (inUseCount != 0) {
             // Holding it again would overwrite what the first hold must release.
-            throw new IllegalArgumentException("the request with wr_id " + idValue()
-                    + " appears twice in the chain (a cycle?)");
+            throw metTwice();
         }
         int n = isInline() ? sgl.regionGuardsInto(inUse, 0) : 0;
         if (arenaUse != null) {
@@ -455,6 +454,12 @@ public final class SendWorkRequest {
         }
         ResourceGuard.enterAll(inUse, n);
         inUseCount = n;
+    }
+
+    /** The refusal of a chain that holds this request twice. */
+    IllegalArgumentException metTwice() {
+        return new IllegalArgumentException("the request with wr_id " + idValue()
+                + " appears twice in the chain (a cycle?)");
     }
 
     /** Whether {@link #hold()} has anything to hold: inline data's regions, an address handle or a window. */

@@ -33,10 +33,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final MemorySegment srq;
     /** The kernel's handle, kept for messages: the native struct is freed when this closes. */
     private final int handle;
-    private final MemorySegment postSrqRecvFn;
-    private final int maxSge;
-    /** Changed by {@link #resize}: a post racing a resize checks its chain against either size; the provider rules. */
-    private volatile int maxWr;
+    /** Replaced by {@link #resize}: a post racing a resize checks its chain against either size; the provider rules. */
+    private volatile ReceiveQueue receives;
 
     /**
      * The sizes of a shared receive queue, and its limit (0: not armed).
@@ -61,11 +59,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
             this.srq = (cq == null ? Verbs.pointer("ibv_create_srq", CREATE_SRQ, pd.segment(), init)
                     : createEx(pd, cq, init)).reinterpret(ibv_srq.sizeof());
             this.handle = ibv_srq.handle(srq);
-            this.maxSge = ibv_srq_attr.max_sge(attr);
-            this.maxWr = ibv_srq_attr.max_wr(attr);
+            this.receives = new ReceiveQueue(guard, "ibv_post_srq_recv",
+                    ibv_context_ops.post_srq_recv(ibv_context.ops(pd.context().segment())), srq.address(), pd,
+                    ibv_srq_attr.max_sge(attr), ibv_srq_attr.max_wr(attr));
         }
-        this.postSrqRecvFn = ibv_context_ops.post_srq_recv(ibv_context.ops(pd.context().segment()));
-        pd.context().register(srq, this);
+        pd.context().asyncEvents.register(srq, this);
     }
 
     /**
@@ -80,7 +78,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         ibv_srq_init_attr_ex.pd(init, pd.segment());
         ibv_srq_init_attr_ex.cq(init, cq.segment());
         Context ctx = pd.context();
-        MemorySegment op = ctx.requireExtendedOp(verbs_context.create_srq_ex$offset(), "ibv_create_srq_ex",
+        MemorySegment op = ExtendedOps.require(ctx, verbs_context.create_srq_ex$offset(), "ibv_create_srq_ex",
                 "extended shared receive queues");
         return Verbs.pointer("ibv_create_srq_ex", Errno.capturing(op, verbs_context.create_srq_ex.descriptor()),
                 ctx.segment(), init);
@@ -111,7 +109,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * @throws IllegalStateException    if the queue or a region in the chain is closed
      */
     public void postReceive(ReceiveWorkRequest head) throws RdmaException {
-        head.post(guard, true, postSrqRecvFn, srq, maxSge, maxWr, pd);
+        receives.post(head);
     }
 
     /**
@@ -157,8 +155,9 @@ public final class SharedReceiveQueue implements AutoCloseable {
                 throw new IllegalArgumentException("a shared receive queue needs maxWr >= 1, not " + maxWr);
             }
             modify(maxWr, 0, ibverbs_h.IBV_SRQ_MAX_WR());
-            this.maxWr = query().maxWr();
-            return this.maxWr;
+            int size = query().maxWr();
+            receives = receives.resized(size);
+            return size;
         } finally {
             guard.exit();
         }
@@ -174,8 +173,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
     public int number() throws RdmaException {
         guard.enter();   // a concurrent close waits for this call
         try {
-            MemorySegment op = pd.context().requireExtendedOp(verbs_context.get_srq_num$offset(), "ibv_get_srq_num",
-                    "SRQ numbers");
+            MemorySegment op = ExtendedOps.require(pd.context(), verbs_context.get_srq_num$offset(),
+                    "ibv_get_srq_num", "SRQ numbers");
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment number = arena.allocate(ValueLayout.JAVA_INT);
                 int rc = verbs_context.get_srq_num.invoke(op, srq, number);
@@ -239,13 +238,13 @@ public final class SharedReceiveQueue implements AutoCloseable {
         Context from = pd.context();
         return () -> {
             ibverbs_h.ibv_destroy_srq(leaked);
-            from.unregister(leaked, null);
+            from.asyncEvents.unregister(leaked, null);
         };
     }
 
     private void destroy() throws RdmaException {
         Verbs.check("ibv_destroy_srq", ibverbs_h.ibv_destroy_srq(srq));
-        pd.context().unregister(srq, this);
+        pd.context().asyncEvents.unregister(srq, this);
     }
 
     /** {@return whether {@link #close()} has completed} */
