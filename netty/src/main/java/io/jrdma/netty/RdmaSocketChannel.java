@@ -397,7 +397,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
         endpoint = ep;
         active = true;
-        local = new InetSocketAddress(binding.handler().address(), 0);
+        local = ep.localAddress();
         boolean promiseSet = p.trySuccess();
         pipeline().fireChannelActive();
         if (!promiseSet) {

@@ -5,17 +5,23 @@ import io.jrdma.junit.RdmaDeviceTest;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
@@ -30,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The waits are bounds against a hang, never a measurement.
  */
 @RdmaDeviceTest
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class NettyEchoDeviceTest {
     static {
         LeakRecorder.install();
@@ -40,6 +47,7 @@ class NettyEchoDeviceTest {
     private static final long WAIT_SECONDS = 120;
 
     @AfterEach
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void noLeaks(Device device) throws Exception {
         // A detector reports the leaks the GC found when it next tracks a buffer: collect, then move buffers.
         System.gc();
@@ -76,7 +84,20 @@ class NettyEchoDeviceTest {
      * the client loops they ran on.
      */
     private static Set<EventLoop> echo(NettyBed bed, int connections, long bytes) throws Exception {
-        Channel server = bed.serve(() -> new ChannelHandler[] {new Echo()}, true);
+        Set<SocketAddress> peersSeen = ConcurrentHashMap.newKeySet();
+        ChannelHandler recorder = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                peersSeen.add(ctx.channel().remoteAddress());
+                ctx.fireChannelActive();
+            }
+
+            @Override
+            public boolean isSharable() {
+                return true;
+            }
+        };
+        Channel server = bed.serve(() -> new ChannelHandler[] {recorder, new Echo()}, true);
         List<Pump> pumps = new ArrayList<>();
         List<Tally> tallies = new ArrayList<>();
         List<Channel> clients = new ArrayList<>();
@@ -87,6 +108,12 @@ class NettyEchoDeviceTest {
             tallies.add(tally);
             clients.add(bed.connect(server, () -> new ChannelHandler[] {pump, tally}));
         }
+        Set<SocketAddress> clientAddresses = new HashSet<>();
+        for (Channel c : clients) {
+            assertEquals(server.localAddress(), c.remoteAddress());
+            assertTrue(((InetSocketAddress) c.localAddress()).getPort() > 0, "a client's port: " + c.localAddress());
+            clientAddresses.add(c.localAddress());
+        }
         Set<EventLoop> loops = new HashSet<>();
         for (int i = 0; i < connections; i++) {
             long crc = tallies.get(i).done.get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -96,6 +123,7 @@ class NettyEchoDeviceTest {
             clients.get(i).close().sync();
         }
         server.close().sync();
+        assertEquals(clientAddresses, peersSeen, "the server's channels know their clients by their addresses");
         return loops;
     }
 
