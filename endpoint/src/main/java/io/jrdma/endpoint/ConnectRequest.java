@@ -49,7 +49,8 @@ public final class ConnectRequest {
      *                                  it may
      * @throws IllegalArgumentException if the private data is too long
      * @throws RdmaException            if the queue pair cannot be made or the accept fails (the request is then
-     *                                  rejected)
+     *                                  rejected); a {@link io.jrdma.rdmacm.CmEventException} if the client gave up
+     *                                  on its request before it was accepted
      * @throws WrongThreadException     if not called on the worker's thread
      */
     public Endpoint accept(EndpointHandler handler, byte[] privateData) throws RdmaException {

@@ -990,12 +990,13 @@ public final class Endpoint implements AutoCloseable {
             return;
         }
         int outstanding = freeSlots.length - free - (creditWriteInFlight ? 1 : 0) + backlog.size();
-        if (outstanding == 0 && rendezvous.idle()) {
+        boolean largeMessage = !rendezvous.idle();
+        if (outstanding == 0 && !largeMessage) {
             closedByPeer = true;
             abortNow(new EndpointException(this + " was closed by its peer"));
         } else {
             fail(new EndpointException(this + ": the peer disconnected with " + outstanding + " operation(s)"
-                    + (rendezvous.idle() ? "" : " and a large message") + " outstanding"));
+                    + (largeMessage ? " and a large message" : "") + " outstanding"));
         }
     }
 

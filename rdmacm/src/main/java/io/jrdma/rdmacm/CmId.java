@@ -701,6 +701,8 @@ public final class CmId implements AutoCloseable {
      * @return the queue pair, a child of this id as well as of the builder's objects
      * @throws RdmaException            if {@code rdma_create_qp} fails, e.g. for a protection domain of another
      *     context
+     * @throws CmEventException         if the connection manager no longer serves the id, e.g. a connect request
+     *     whose client gave up on it
      * @throws IllegalArgumentException if the builder's objects do not fit together
      * @throws IllegalStateException    if the id is closed or already has an open queue pair
      */
@@ -709,26 +711,52 @@ public final class CmId implements AutoCloseable {
         if (qp != null && !qp.isClosed()) {
             throw new IllegalStateException(this + " already has " + qp);
         }
-        QueuePair created = VerbsBridge.hooks().createQueuePair(builder, new VerbsBridge.QpCreator() {
-            @Override
-            public MemorySegment create(MemorySegment pd, MemorySegment init, boolean extended)
-                    throws RdmaException {
-                if (extended) {
-                    Cm.check("rdma_create_qp_ex", CREATE_QP_EX, "for " + CmId.this, id, init);
-                } else {
-                    Cm.check("rdma_create_qp", CREATE_QP, "for " + CmId.this
-                            + " (its protection domain must come from the id's context)", id, pd, init);
+        QueuePair created;
+        try {
+            created = VerbsBridge.hooks().createQueuePair(builder, new VerbsBridge.QpCreator() {
+                @Override
+                public MemorySegment create(MemorySegment pd, MemorySegment init, boolean extended)
+                        throws RdmaException {
+                    if (extended) {
+                        Cm.check("rdma_create_qp_ex", CREATE_QP_EX, "for " + CmId.this, id, init);
+                    } else {
+                        Cm.check("rdma_create_qp", CREATE_QP, "for " + CmId.this
+                                + " (its protection domain must come from the id's context)", id, pd, init);
+                    }
+                    return rdma_cm_id.qp(id);
                 }
-                return rdma_cm_id.qp(id);
-            }
 
-            @Override
-            public void destroy(MemorySegment ignored) {
-                rdma_cma_h.rdma_destroy_qp(id);
-            }
-        }, guard);
+                @Override
+                public void destroy(MemorySegment ignored) {
+                    rdma_cma_h.rdma_destroy_qp(id);
+                }
+            }, guard);
+        } catch (RdmaException failed) {
+            throw peerGoneOr(failed);
+        }
         qp = created;
         return created;
+    }
+
+    /**
+     * {@code failed} as the peer's doing if the connection manager no longer serves this id's connection: a client
+     * that gave up before its request was served has rejected it, and the kernel then refuses the request's queue
+     * pair (EINVAL) without an event (it drops the events of a request not yet taken). The id's INIT attributes tell
+     * the two apart: they exist exactly while the request lives.
+     */
+    private RdmaException peerGoneOr(RdmaException failed) {
+        try {
+            queuePairAttributes(QpState.INIT);
+            return failed;
+        } catch (RdmaException gone) {
+            CmEventException x = new CmEventException(failed.verb(), failed.errno(), "the connection manager no "
+                    + "longer serves " + this + " (its peer gave up, or went away): " + gone.getMessage());
+            x.initCause(failed);
+            return x;
+        } catch (RuntimeException closed) {
+            failed.addSuppressed(closed);
+            return failed;
+        }
     }
 
     /**

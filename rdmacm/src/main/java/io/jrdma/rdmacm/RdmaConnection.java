@@ -6,7 +6,6 @@ import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
-import io.jrdma.ibverbs.QpState;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
@@ -99,11 +98,7 @@ public final class RdmaConnection implements AutoCloseable {
                 receives[i] = new ReceiveWorkRequest(1, arena).id(i).add(recvBuffers, (long) i * slot, slot);
                 qp.postReceive(receives[i]);
             }
-        } catch (RdmaException e) {
-            RdmaException x = explained(id, e);
-            release();
-            throw x;
-        } catch (RuntimeException e) {
+        } catch (RdmaException | RuntimeException e) {
             release();
             throw e;
         }
@@ -204,28 +199,6 @@ public final class RdmaConnection implements AutoCloseable {
                 closeQuietly(events, e);
             }
             throw e;
-        }
-    }
-
-    /**
-     * {@code failed} as the peer's doing if the connection manager no longer serves {@code id}'s connection: a client
-     * that gave up before its request was served has rejected it, and the kernel then refuses the request's queue
-     * pair (EINVAL) without an event (it drops events of a request not yet taken). Asking for the id's INIT
-     * attributes tells the two apart: they exist exactly while the request is alive. The listener skips such a
-     * request, as it skips one whose handshake failed; any other failure is this side's and reaches its caller.
-     */
-    private static RdmaException explained(CmId id, RdmaException failed) {
-        try {
-            id.queuePairAttributes(QpState.INIT);
-            return failed;
-        } catch (RdmaException gone) {
-            CmEventException x = new CmEventException(failed.verb(), failed.errno(), "the connection manager no "
-                    + "longer serves " + id + " (its peer gave up, or went away): " + gone.getMessage());
-            x.initCause(failed);
-            return x;
-        } catch (RuntimeException closed) {
-            failed.addSuppressed(closed);
-            return failed;
         }
     }
 

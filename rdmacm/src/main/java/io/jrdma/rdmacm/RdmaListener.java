@@ -79,8 +79,7 @@ public final class RdmaListener implements AutoCloseable {
     /**
      * The next client's connection, set up and established, or null if none came within {@code timeout}. A client
      * whose connection could not be completed is skipped (it sees the error), and so is one that gave up before its
-     * request was served; the wait goes on. Threads may
-     * accept at once; they take turns.
+     * request was served; the wait goes on. Threads may accept at once; they take turns.
      *
      * @param timeout how long to wait
      * @return the established connection, which the caller closes, or {@code null}
