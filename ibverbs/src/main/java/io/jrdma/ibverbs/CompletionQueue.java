@@ -346,12 +346,12 @@ public final class CompletionQueue implements AutoCloseable {
      * The extended polling cursor ({@code ibv_start_poll} and friends).
      *
      * @return the queue's one cursor
-     * @throws IllegalStateException if this queue was not created by {@link Context#createCompletionQueueEx}
+     * @throws IllegalStateException if this queue was not created {@link Builder#extended extended}
      */
     public ExtendedPoll extendedPoll() {
         guard.checkOpen();
         if (extendedPoll == null) {
-            throw new IllegalStateException(this + " is not extended: create it with createCompletionQueueEx");
+            throw new IllegalStateException(this + " is not extended: create it with completionQueue(n).extended(fields)");
         }
         return extendedPoll;
     }

@@ -309,25 +309,8 @@ public final class Context implements AutoCloseable {
     }
 
     /**
-     * Creates a completion queue of at least {@code entries} entries ({@code ibv_create_cq}).
-     *
-     * @param entries the minimum number of completions it holds (the device may round up)
-     * @param channel the channel its completion events go to, or {@code null} for a polled-only queue
-     * @param vector  the completion vector, 0 to {@code numCompletionVectors() - 1}
-     * @return the new completion queue, a child of this context (and of {@code channel})
-     * @throws RdmaException if {@code ibv_create_cq} fails, e.g. {@code EINVAL} for more entries than the device
-     *     allows
-     * @throws IllegalArgumentException if {@code entries} is less than 1 or {@code vector} is not in
-     *     [0, {@link #numCompletionVectors()})
-     */
-    public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int vector)
-            throws RdmaException {
-        return completionQueue(entries).channel(channel).vector(vector).create();
-    }
-
-    /**
      * A builder of a completion queue of at least {@code entries} entries: its channel, vector, extended fields and
-     * {@linkplain ThreadConfinement confinement}; the {@code createCompletionQueue} methods are its shortcuts.
+     * {@linkplain ThreadConfinement confinement}; {@link #createCompletionQueue(int)} is its short form.
      *
      * {@snippet class=io.jrdma.ibverbs.snippets.CompletionSnippets region=builder}
      *
@@ -339,31 +322,19 @@ public final class Context implements AutoCloseable {
     }
 
     /**
-     * Creates an extended completion queue ({@code ibv_create_cq_ex}) that reports {@code fields} besides id,
-     * status, opcode and flags; poll it with {@link CompletionQueue#extendedPoll()} (or classically).
+     * Creates a polled-only completion queue on vector 0 ({@code ibv_create_cq}), the short form of
+     * {@code completionQueue(entries).create()}; a channel, another vector, extended fields or confinement go through
+     * {@link #completionQueue(int)}.
      *
-     * @param entries the minimum number of completions it holds
-     * @param channel the channel its completion events go to, or {@code null}
-     * @param vector  the completion vector
-     * @param fields  the extra fields each completion carries
-     * @return the new completion queue
-     * @throws RdmaException if {@code ibv_create_cq_ex} fails, e.g. {@code EOPNOTSUPP} for a field the device cannot
-     *     report
-     */
-    public CompletionQueue createCompletionQueueEx(int entries, CompletionChannel channel, int vector,
-                                                   WcField... fields) throws RdmaException {
-        return completionQueue(entries).channel(channel).vector(vector).extended(fields).create();
-    }
-
-    /**
-     * Creates a completion queue with no channel on vector 0.
-     *
-     * @param entries the minimum number of completions it holds
-     * @return the new completion queue
-     * @throws RdmaException if {@code ibv_create_cq} fails
+     * @param entries the minimum number of completions it holds (the device may round up)
+     * @return the new completion queue, a child of this context
+     * @throws RdmaException            if {@code ibv_create_cq} fails, e.g. {@code EINVAL} for more entries than the
+     *     device allows
+     * @throws IllegalArgumentException if {@code entries} is less than 1
+     * @throws IllegalStateException    if the context is closed
      */
     public CompletionQueue createCompletionQueue(int entries) throws RdmaException {
-        return createCompletionQueue(entries, null, 0);
+        return completionQueue(entries).create();
     }
 
     /**

@@ -14,7 +14,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.Set;
 
 /**
- * The extended polling cursor of a completion queue created by {@link Context#createCompletionQueueEx}
+ * The extended polling cursor of a completion queue created by {@link CompletionQueue.Builder#extended}
  * ({@code ibv_start_poll}, {@code ibv_next_poll}, {@code ibv_end_poll} and the {@code ibv_wc_read_*} readers):
  * completions are read in place, one at a time, without copying whole {@code ibv_wc} structs. Allocation-free.
  *

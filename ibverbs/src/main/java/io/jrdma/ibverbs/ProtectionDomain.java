@@ -137,40 +137,35 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     /**
-     * A shared receive queue of {@code maxWr} requests of up to {@code maxSge} entries ({@code ibv_create_srq}).
+     * A shared receive queue of {@code maxWr} requests of up to {@code maxSge} entries ({@code ibv_create_srq}), the
+     * short form of {@code sharedReceiveQueue(maxWr, maxSge).create()}.
      *
      * @param maxWr  the number of outstanding receive requests it holds (the device may round up)
      * @param maxSge the scatter/gather entries per request
      * @return the new queue, a child of this protection domain
      * @throws RdmaException            if {@code ibv_create_srq} fails, e.g. {@code EINVAL} past the device limits
      * @throws IllegalArgumentException if {@code maxWr} or {@code maxSge} is less than 1
+     * @throws IllegalStateException    if the protection domain is closed
      */
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) throws RdmaException {
-        guard.checkOpen();
-        return SharedReceiveQueue.create(this, maxWr, maxSge, null);
+        return sharedReceiveQueue(maxWr, maxSge).create();
     }
 
     /**
-     * A basic shared receive queue whose receives complete on {@code cq} ({@code ibv_create_srq_ex} with the PD,
-     * type and CQ fields), where the provider has extended shared receive queues. XRC and tag-matching queues are
-     * not offered.
+     * A builder of a shared receive queue of {@code maxWr} requests of up to {@code maxSge} entries, for the options
+     * the short form lacks (the completion queue of its receives).
      *
      * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=srq-ex}
      *
-     * @param maxWr  the number of outstanding receive requests it holds (the device may round up)
+     * @param maxWr  the number of outstanding receive requests it holds (checked by
+     *     {@link SharedReceiveQueue.Builder#create()})
      * @param maxSge the scatter/gather entries per request
-     * @param cq     the completion queue of its receives, of this protection domain's context
-     * @return the new queue, a child of this protection domain and of {@code cq}
-     * @throws RdmaException            {@code EOPNOTSUPP} if the provider has no {@code create_srq_ex} (Soft-RoCE),
-     *     or what else {@code ibv_create_srq_ex} fails with
-     * @throws IllegalArgumentException if {@code maxWr} or {@code maxSge} is less than 1, or {@code cq} is of
-     *     another context
-     * @throws NullPointerException     if {@code cq} is null
+     * @return a builder; nothing is created until {@link SharedReceiveQueue.Builder#create()}
+     * @throws IllegalStateException if the protection domain is closed
      */
-    public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, CompletionQueue cq)
-            throws RdmaException {
+    public SharedReceiveQueue.Builder sharedReceiveQueue(int maxWr, int maxSge) {
         guard.checkOpen();
-        return SharedReceiveQueue.create(this, maxWr, maxSge, Objects.requireNonNull(cq, "cq"));
+        return new SharedReceiveQueue.Builder(this, maxWr, maxSge);
     }
 
     /**
@@ -232,7 +227,8 @@ public final class ProtectionDomain implements AutoCloseable {
     /**
      * An address handle towards {@code remote} for UD sends from local {@code port} ({@code ibv_create_ah}), with a
      * GRH from local GID {@code gidIndex} (hop limit {@link GlobalRoute#DEFAULT_HOP_LIMIT}), or -1 to route by LID
-     * only.
+     * only. Other paths (a service level, a static rate, a Global Route Header of its own) go through
+     * {@link #createAddressHandle(AddressVector)}.
      *
      * @param remote   the peer (its LID and GID)
      * @param port     the local port, from 1
@@ -243,23 +239,6 @@ public final class ProtectionDomain implements AutoCloseable {
      */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex) throws RdmaException {
         return createAddressHandle(AddressVector.to(remote, port, gidIndex));
-    }
-
-    /**
-     * As {@link #createAddressHandle(Endpoint, int, int)}, sending at service level {@code serviceLevel} (0..15).
-     *
-     * @param remote       the peer
-     * @param port         the local port, from 1
-     * @param gidIndex     the local GID index, or -1
-     * @param serviceLevel the service level
-     * @return the new address handle
-     * @throws RdmaException            if {@code ibv_create_ah} fails
-     * @throws IllegalArgumentException if {@code serviceLevel} is not in [0, 15], or {@code gidIndex} is -1 but the
-     *     peer has no LID
-     */
-    public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex, int serviceLevel)
-            throws RdmaException {
-        return createAddressHandle(AddressVector.to(remote, port, gidIndex).withServiceLevel(serviceLevel));
     }
 
     /**

@@ -46,6 +46,52 @@ public final class SharedReceiveQueue implements AutoCloseable {
     public record Attributes(int maxWr, int maxSge, int limit) {
     }
 
+    /**
+     * Creates a shared receive queue: {@code pd.sharedReceiveQueue(256, 1).create()}, with the option below.
+     *
+     * {@snippet class=io.jrdma.ibverbs.snippets.QueuePairSnippets region=srq-ex}
+     */
+    public static final class Builder {
+        private final ProtectionDomain pd;
+        private final int maxWr;
+        private final int maxSge;
+        private CompletionQueue cq;
+
+        Builder(ProtectionDomain pd, int maxWr, int maxSge) {
+            this.pd = pd;
+            this.maxWr = maxWr;
+            this.maxSge = maxSge;
+        }
+
+        /**
+         * The completion queue its receives complete on ({@code ibv_create_srq_ex} with the PD, type and CQ
+         * fields), where the provider has extended shared receive queues; default none (the queue pairs' own
+         * receive queues decide). XRC and tag-matching queues are not offered.
+         *
+         * @param cq the completion queue, of the protection domain's context, or {@code null} for none
+         * @return this builder
+         */
+        public Builder completionQueue(CompletionQueue cq) {
+            this.cq = cq;
+            return this;
+        }
+
+        /**
+         * Creates the queue ({@code ibv_create_srq}, or {@code ibv_create_srq_ex} with a
+         * {@link #completionQueue completion queue}).
+         *
+         * @return the new queue, a child of the protection domain (and of the completion queue, if any)
+         * @throws RdmaException            if the verb fails, e.g. {@code EINVAL} past the device limits, or
+         *     {@code EOPNOTSUPP} for a completion queue on a provider without {@code create_srq_ex} (Soft-RoCE)
+         * @throws IllegalArgumentException if {@code maxWr} or {@code maxSge} is less than 1, or the completion queue
+         *     is of another context (before any native call)
+         * @throws IllegalStateException    if the protection domain or completion queue is closed
+         */
+        public SharedReceiveQueue create() throws RdmaException {
+            return SharedReceiveQueue.create(pd, maxWr, maxSge, cq);
+        }
+    }
+
     private SharedReceiveQueue(ProtectionDomain pd, int maxWr, int maxSge, CompletionQueue cq,
                                ResourceGuard[] parents) throws RdmaException {
         this.guard = new ResourceGuard(this, ResourceGuard.Lifecycle.of(this::destroy, this::releaseIfLeaked));

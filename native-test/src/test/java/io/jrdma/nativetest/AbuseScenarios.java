@@ -142,7 +142,7 @@ public final class AbuseScenarios {
             }
         }));
         scenario("negativeCqSize", IAE, ctx -> ctx.createCompletionQueue(-1));
-        scenario("badCompletionVector", IAE, ctx -> ctx.createCompletionQueue(4, null, 1 << 20));
+        scenario("badCompletionVector", IAE, ctx -> ctx.completionQueue(4).vector(1 << 20).create());
         scenario("negativeRegionSize", IAE, ctx -> {
             try (ProtectionDomain pd = ctx.allocateProtectionDomain()) {
                 pd.allocate(-4096, Access.LOCAL_WRITE);

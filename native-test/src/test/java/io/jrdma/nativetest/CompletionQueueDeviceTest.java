@@ -33,7 +33,7 @@ class CompletionQueueDeviceTest {
             assertTrue(cq.capacity() >= 200, "capacity " + cq.capacity());
             assertThrows(IllegalArgumentException.class, () -> cq.resize(0));
             assertThrows(IllegalArgumentException.class, () -> ctx.createCompletionQueue(0));
-            assertThrows(IllegalArgumentException.class, () -> ctx.createCompletionQueue(4, null, -1));
+            assertThrows(IllegalArgumentException.class, () -> ctx.completionQueue(4).vector(-1).create());
             assertThrows(IllegalStateException.class, () -> cq.requestNotification(false), "no channel");
         }
     }
@@ -42,7 +42,7 @@ class CompletionQueueDeviceTest {
     void solicitedOnlyNotificationIgnoresUnsolicitedSends(Context ctx) throws Exception {
         try (RcPair p = new RcPair(ctx, QpType.RC);
              CompletionChannel channel = ctx.createCompletionChannel();
-             CompletionQueue rcq = ctx.createCompletionQueue(16, channel, 0);
+             CompletionQueue rcq = ctx.completionQueue(16).channel(channel).create();
              QueuePair receiver = p.pd.queuePair(QpType.RC).sendQueue(p.cqB).receiveQueue(rcq).create();
              QueuePair sender = p.pd.queuePair(QpType.RC).completionQueue(p.cqA).create()) {
             p.connect(receiver, sender);

@@ -31,8 +31,8 @@ class ExtendedCompletionQueueDeviceTest {
     @Test
     void readsEveryCompletionInPlaceWithTheFieldsAskedFor(Context ctx) throws Exception {
         try (RcPair p = new RcPair(ctx, QpType.RC);
-             CompletionQueue cq = ctx.createCompletionQueueEx(32, null, 0, WcField.BYTE_LEN, WcField.IMM,
-                     WcField.QP_NUM);
+             CompletionQueue cq = ctx.completionQueue(32)
+                     .extended(WcField.BYTE_LEN, WcField.IMM, WcField.QP_NUM).create();
              QueuePair receiver = p.pd.queuePair(QpType.RC).sendQueue(p.cqB).receiveQueue(cq).create();
              QueuePair sender = p.pd.queuePair(QpType.RC).completionQueue(p.cqA).create()) {
             p.connect(receiver, sender);

@@ -319,7 +319,7 @@ class QpAttributeDeviceTest {
     void anExtendedSharedReceiveQueueFeedsAQueuePairAndItsNumberIsGivenOrRefusedClearly(Context ctx)
             throws Exception {
         try (RcPair p = new RcPair(ctx, QpType.RC);
-             SharedReceiveQueue srq = p.pd.createSharedReceiveQueue(32, 1, p.cqB);
+             SharedReceiveQueue srq = p.pd.sharedReceiveQueue(32, 1).completionQueue(p.cqB).create();
              QueuePair s = p.pd.queuePair(QpType.RC).completionQueue(p.cqB).sharedReceiveQueue(srq).create();
              QueuePair c = p.pd.queuePair(QpType.RC).completionQueue(p.cqA).create()) {
             assertTrue(srq.query().maxWr() >= 32);

@@ -217,7 +217,7 @@ class RcDataPathDeviceTest {
     void aCompletionChannelWakesAWaiterAndTimesOutWhenIdle(Context ctx) throws Exception {
         try (RcPair p = new RcPair(ctx, QpType.RC);
              CompletionChannel channel = ctx.createCompletionChannel();
-             CompletionQueue cq = ctx.createCompletionQueue(16, channel, 0)) {
+             CompletionQueue cq = ctx.completionQueue(16).channel(channel).create()) {
             cq.requestNotification(false);
             assertNull(channel.await(Duration.ofMillis(200)), "no completion yet");
             try (var qp = p.pd.queuePair(QpType.RC).completionQueue(cq).create();

@@ -85,8 +85,8 @@ public final class RdmaConnection implements AutoCloseable {
             pd = own(ctx.allocateProtectionDomain());
             sendChannel = own(ctx.createCompletionChannel());
             recvChannel = own(ctx.createCompletionChannel());
-            sendCq = own(ctx.createCompletionQueue(options.sendDepth(), sendChannel, 0));
-            recvCq = own(ctx.createCompletionQueue(options.receiveDepth(), recvChannel, 0));
+            sendCq = own(ctx.completionQueue(options.sendDepth()).channel(sendChannel).create());
+            recvCq = own(ctx.completionQueue(options.receiveDepth()).channel(recvChannel).create());
             qp = own(id.createQueuePair(pd.queuePair(QpType.RC).sendQueue(sendCq).receiveQueue(recvCq)
                     .capacity(options.sendDepth(), options.receiveDepth()).sge(1, 1)));
             int slot = options.maxMessageSize() + 1;

@@ -52,7 +52,7 @@ final class CompletionSnippets {
 
     void extendedFields(Context ctx) throws RdmaException {
         // @start region="extended-fields"
-        CompletionQueue cq = ctx.createCompletionQueueEx(256, null, 0, WcField.BYTE_LEN, WcField.QP_NUM);
+        CompletionQueue cq = ctx.completionQueue(256).extended(WcField.BYTE_LEN, WcField.QP_NUM).create();
         // @end
     }
 
@@ -88,7 +88,7 @@ final class CompletionSnippets {
     void channel(Context ctx, WorkCompletions wcs) throws RdmaException, InterruptedException {
         // @start region="channel"
         CompletionChannel ch = ctx.createCompletionChannel();
-        CompletionQueue cq = ctx.createCompletionQueue(256, ch, 0);
+        CompletionQueue cq = ctx.completionQueue(256).channel(ch).create();
         cq.requestNotification(false);
         // ... post ...
         CompletionQueue ready = ch.await(Duration.ofSeconds(1));   // null on timeout

@@ -192,7 +192,9 @@ final class QueuePairSnippets {
 
     void sharedReceiveQueueEx(ProtectionDomain pd, CompletionQueue cq) throws RdmaException {
         // @start region="srq-ex"
-        SharedReceiveQueue srq = pd.createSharedReceiveQueue(256, 1, cq);   // ibv_create_srq_ex
+        SharedReceiveQueue srq = pd.sharedReceiveQueue(256, 1)
+                .completionQueue(cq)                      // ibv_create_srq_ex
+                .create();
         // @end
     }
 

@@ -1,6 +1,7 @@
 package io.jrdma.tool.pingpong;
 
 import io.jrdma.ibverbs.AddressHandle;
+import io.jrdma.ibverbs.AddressVector;
 import io.jrdma.ibverbs.ConnectOptions;
 import io.jrdma.ibverbs.Endpoint;
 import io.jrdma.ibverbs.PortAttributes;
@@ -44,8 +45,8 @@ final class DatagramPingPong extends PingPong {
         ConnectOptions states = ConnectOptions.of(options.ibPort(), -1, options.mtu());
         qp.toReadyToReceive(null, states);
         qp.toReadyToSend(local.getFirst().psn(), states);
-        AddressHandle ah = own(pd.createAddressHandle(peer, options.ibPort(), gidIndexTowards(peer),
-                options.serviceLevel()));
+        AddressHandle ah = own(pd.createAddressHandle(AddressVector.to(peer, options.ibPort(), gidIndexTowards(peer))
+                .withServiceLevel(options.serviceLevel())));
         send.datagram(ah, peer.qpn(), QKEY);
     }
 

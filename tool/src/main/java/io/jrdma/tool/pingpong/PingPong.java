@@ -148,7 +148,7 @@ abstract class PingPong implements AutoCloseable {
         pd = own(context.allocateProtectionDomain());
         buffer = own(pd.allocate(payloadOffset() + options.size(), Access.LOCAL_WRITE));
         buffer.segment().fill(initialFill());
-        cq = own(context.createCompletionQueue(options.rxDepth() + options.queuePairs(), channel, 0));
+        cq = own(context.completionQueue(options.rxDepth() + options.queuePairs()).channel(channel).create());
         createQueuePairs(port);
         receive.id(RECV_WRID).add(buffer, 0, payloadOffset() + options.size());
         boolean inline = queuePairs.stream().anyMatch(q -> q.capabilities().maxInlineData() >= options.size());
