@@ -69,6 +69,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private boolean writeRefused;
     private boolean inputShutdown;
     private boolean outputShutdown;
+    /** Why the endpoint broke, when it did (not when it was closed in order by either side). */
+    private Throwable broken;
     private ChannelPromise connectPromise;
     private InetSocketAddress local;
     private InetSocketAddress remote;
@@ -114,6 +116,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     @Override
     public boolean isOpen() {
         return open;
+    }
+
+    /** The endpoint under this channel once it is connected, else null; read it on the channel's event loop. */
+    Endpoint endpoint() {
+        return endpoint;
     }
 
     @Override
@@ -480,10 +487,20 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
 
         @Override
+        public void onError(Endpoint ep, Throwable failure) {
+            // Told to the pipeline once the endpoint is closed, after what arrived before the failure was read.
+            broken = failure;
+        }
+
+        @Override
         public void onClosed(Endpoint ep) {
             // The peer disconnected, the endpoint broke, or this side closed it: what arrived before is read first.
+            // A failure (not an orderly close by the peer, nor this side's) is an exceptionCaught, as a reset is.
             if (open) {
                 reads.deliver();
+                if (broken != null) {
+                    pipeline().fireExceptionCaught(broken);
+                }
                 unsafe().close(unsafe().voidPromise());
             }
         }

@@ -1,7 +1,9 @@
 package io.jrdma.netty;
 
+import io.jrdma.endpoint.EndpointException;
 import io.jrdma.ibverbs.Device;
 import io.jrdma.junit.RdmaDeviceTest;
+import io.jrdma.rdmacm.RemoteRegion;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -16,18 +18,22 @@ import org.junit.jupiter.api.Timeout;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -172,6 +178,35 @@ class NettyEchoDeviceTest {
             assertEquals(expected.getValue(), answer.done.get(WAIT_SECONDS, TimeUnit.SECONDS),
                     "the server's answer is not the CRC of the stream the client sent");
             assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the client channel stayed open");
+            assertNull(answer.caught, "the server's orderly close reached the client as an exception");
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aBrokenConnectionIsAnExceptionCaughtThatClosesTheChannel(Device device) throws Exception {
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Channel server = bed.serve(() -> new ChannelHandler[] {new Echo()}, true);
+            Tally tally = new Tally(1);
+            RdmaSocketChannel client = (RdmaSocketChannel) bed.connect(server, () -> new ChannelHandler[] {tally});
+            // An atomic on memory the server never exposed: its remote access error breaks the endpoint.
+            CompletableFuture<Long> add = client.eventLoop()
+                    .submit(() -> client.endpoint().fetchAndAdd(new RemoteRegion(1 << 20, 0x5eed, 8), 0, 1))
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
+            ExecutionException failed = assertThrows(ExecutionException.class,
+                    () -> add.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the broken channel stayed open");
+            assertInstanceOf(EndpointException.class, tally.caught, "exceptionCaught did not tell of the failure");
+            assertFalse(client.isActive());
+
+            // The server's loop goes on serving.
+            Tally echoed = new Tally(5);
+            Channel next = bed.connect(server, () -> new ChannelHandler[] {echoed});
+            next.writeAndFlush(Unpooled.wrappedBuffer("hello".getBytes(StandardCharsets.US_ASCII)));
+            CRC32 crc = new CRC32();
+            crc.update("hello".getBytes(StandardCharsets.US_ASCII));
+            assertEquals(crc.getValue(), echoed.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            next.close().sync();
             server.close().sync();
         }
     }

@@ -18,6 +18,8 @@ class Tally extends ChannelInboundHandlerAdapter {
     private final long expected;
     private final CRC32 crc = new CRC32();
     volatile long received;
+    /** What {@code exceptionCaught} brought, if it came. */
+    volatile Throwable caught;
     final CompletableFuture<Long> done = new CompletableFuture<>();
     final CompletableFuture<Channel> active = new CompletableFuture<>();
 
@@ -49,6 +51,7 @@ class Tally extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        caught = cause;
         done.completeExceptionally(cause);
         ctx.close();
     }
