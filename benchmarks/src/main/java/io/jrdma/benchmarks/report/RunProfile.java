@@ -142,6 +142,11 @@ public record RunProfile(String name, Measurement result, double from, double to
         return client.size() * 1e6 / frequency / operations;
     }
 
+    /** The client's CPU time per operation in code of the given kinds, as {@link #cpuMicrosPerOperation}. */
+    public double microsPerOperation(List<Kind> kinds) {
+        return client.stream().filter(s -> kinds.contains(s.kind())).count() * 1e6 / frequency / operations;
+    }
+
     /** Samples by kind of code. */
     public Map<Kind, Integer> byKind() {
         Map<Kind, Integer> m = new EnumMap<>(Kind.class);
