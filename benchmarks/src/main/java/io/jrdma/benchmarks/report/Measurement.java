@@ -86,10 +86,24 @@ public record Measurement(int size, double typicalMicros, double minMicros, doub
      * @throws IllegalArgumentException when there is no result line
      */
     public static Measurement rstream(String text, int size) {
+        return latency(size, Double.parseDouble(rstreamResult(text)[7]), Double.NaN);
+    }
+
+    /**
+     * How long rstream's timed loop took, in seconds: the time column of its result line ({@code 4.80s}).
+     *
+     * @throws IllegalArgumentException when there is no result line
+     */
+    public static double rstreamSeconds(String text) {
+        String time = rstreamResult(text)[5];
+        return Double.parseDouble(time.endsWith("s") ? time.substring(0, time.length() - 1) : time);
+    }
+
+    private static String[] rstreamResult(String text) {
         for (String line : text.split("\\R")) {
             String[] f = line.strip().split("\\s+");
             if (f.length == 8 && f[0].equals("custom")) {
-                return latency(size, Double.parseDouble(f[7]), Double.NaN);
+                return f;
             }
         }
         throw new IllegalArgumentException("no rstream result line ('custom ...') in: " + text.strip());

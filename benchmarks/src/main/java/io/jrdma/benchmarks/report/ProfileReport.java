@@ -146,6 +146,9 @@ public final class ProfileReport {
                 if (side.equals("java") && span.find()) {
                     runs.add(RunProfile.between(name, result, client, server, Long.parseLong(span.group(1)) / 1e9,
                             Long.parseLong(span.group(2)) / 1e9, iterations, frequency));
+                } else if (test == Test.RSTREAM_LAT) {
+                    runs.add(RunProfile.lasting(name, result, client, server, Measurement.rstreamSeconds(text),
+                            iterations, frequency));
                 } else if (pingPong) {
                     runs.add(RunProfile.spinning(name, result, client, server, iterations, frequency));
                 } else {
@@ -175,7 +178,16 @@ public final class ProfileReport {
                 env.get("warmup"), c.size(), env.get("frequency")));
         if (test == Test.RSTREAM_LAT) {
             md.append("""
-                    Neither rstream nor jrdma rstream reports where its timed loop began and ended, so each client's                     measured run is found in its samples, as perftest's ping-pong's is: the last stretch in which its                     busiest thread is on a CPU at least 80% of the time (whole tenths of a second, gaps of up to 0.4 s                     joined). Both busy-poll non-blocking calls, so the loop is CPU-bound from the first transfer to                     the last. jrdma rstream's warm-up is left out: after it the client sleeps until the JIT has been                     idle for 2 s. What the stretch takes in besides the loop is small and counted: rstream's and                     jrdma rstream's 16-byte exchange before the timing, the tenth of a second either end of the                     loop, and for Java the JVM's exit (which writes its perf map). Per transfer counts both                     directions: an iteration is two. Times are the guest's: the CPU is emulated, so they are many                     times those of real hardware, for C and Java alike.
+                    Neither rstream nor jrdma rstream reports where its timed loop began and ended, only how long it \
+                    took (the result line's time). So each client's measured run is that long and ends where the \
+                    client last spins: at the end of the last stretch in which its busiest thread is on a CPU at \
+                    least 80% of the time (whole tenths of a second, gaps of up to 0.4 s joined). Both tools busy-poll \
+                    non-blocking calls, so their loops are CPU-bound from the first transfer to the last, and both \
+                    exit right after it (for Java the JVM's exit, which writes its perf map, may lengthen the \
+                    stretch by a tenth of a second or so, shifting the window by as much). jrdma rstream's warm-up is \
+                    left out: after it the client sleeps until the JIT has been idle for 2 s. Per transfer counts \
+                    both directions: an iteration is two. Times are the guest's: the CPU is emulated, so they are \
+                    many times those of real hardware, for C and Java alike.
 
                     """);
         } else {

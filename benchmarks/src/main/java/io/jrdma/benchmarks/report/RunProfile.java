@@ -82,6 +82,20 @@ public record RunProfile(String name, Measurement result, double from, double to
                 "no stretch in which the client spins on a CPU");
     }
 
+    /**
+     * A ping-pong's measured run that lasted {@code seconds}, as the tool reported, and ended where the client last
+     * spun: the end of the stretch {@link #spinning} finds. For a tool that reports how long its loop took but not
+     * when, and exits right after it.
+     *
+     * @throws IllegalArgumentException when no bin qualifies
+     */
+    public static RunProfile lasting(String name, Measurement result, List<CpuSample> client,
+                                     List<CpuSample> server, double seconds, int operations, int frequency) {
+        RunProfile stretch = spinning(name, result, client, server, operations, frequency);
+        return cut(name, result, client, server, mainThread(name, client), stretch.to() - seconds, stretch.to(),
+                operations, frequency);
+    }
+
     private static RunProfile found(String name, Measurement result, List<CpuSample> client, List<CpuSample> server,
                                     int operations, int frequency, Predicate<int[]> inRun, String none) {
         long main = mainThread(name, client);

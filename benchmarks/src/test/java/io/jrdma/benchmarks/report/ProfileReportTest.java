@@ -150,8 +150,8 @@ class ProfileReportTest {
     void profilesRstreamPerTransferFromItsResultLines(@TempDir Path dir) throws IOException {
         String header = "name      bytes   xfers   iters   total       time     Gb/sec  usec/xfer\n";
         results(dir, "date=2026-11-26\ntest=rstream-lat\nsize=64\niterations=1000\nwarmup=1000\nfrequency=1000\n",
-                header + "custom    64      1       1k      125k        0.03s      0.03      16.19\n",
-                header + "custom    64      1       1k      125k        0.08s      0.01      39.65\n",
+                header + "custom    64      1       1k      125k        1.00s      0.03      16.19\n",
+                header + "custom    64      1       1k      125k        2.00s      0.01      39.65\n",
                 script("rstream", "rrecv", "/usr/lib/x86_64-linux-gnu/librdmacm.so.1.3.48.0", 1.0),
                 script("java", "rxe_requester", "[kernel.kallsyms]", 2.0));
         Path round = dir.resolve("round-1");
@@ -159,6 +159,8 @@ class ProfileReportTest {
         List<RunProfile> runs = ProfileReport.collect(dir, BenchReport.environment(
                 Files.readString(dir.resolve("env.txt"))));
         assertEquals(2000, runs.get(0).operations(), "two transfers an iteration");
+        assertEquals(10.0, runs.get(1).from(), 1e-9, "as long as rstream's time, ending where the client stops");
+        assertEquals(12.0, runs.get(1).to(), 1e-9);
         String md = ProfileReport.markdown(BenchReport.environment(Files.readString(dir.resolve("env.txt"))), runs);
         assertContains(md,
                 "# Where a transfer's time goes: jrdma rstream and rstream under perf",
