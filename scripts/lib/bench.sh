@@ -99,6 +99,36 @@ bench_cpu_model() { sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head
 bench_guest_memory() { awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo; }
 bench_rxe_mtu() { ibv_devinfo -d rxe0 | sed -n 's/.*active_mtu:[[:space:]]*//p' | head -n 1; }
 
+# rstream_warmup KIND SIZE N: the untimed iterations both sides of jrdma rstream run first in a case of KIND (lat: N
+# iterations of one SIZE-byte transfer each way; bw: N transfers each way in one iteration): for latency as many as
+# the timed ones, at most 64 MiB each way, as the JIT compiles the loop while it runs; for bandwidth 1. rstream has
+# no warm-up and needs none.
+rstream_warmup() {
+  local cap=$(( 64 * 1048576 / $2 ))
+  if [ "$1" = lat ]; then echo $(( $3 < cap ? $3 : cap )); else echo 1; fi
+}
+
+# rstream_commands IMPL KIND SIZE N WARMUP PORT JAR [JAVA_OPTION...]: sets the arrays rstream_server and
+# rstream_client to the two sides' command lines (not pinned) of rstream's test in a case of KIND (as rstream_warmup),
+# IMPL c-rdma (rstream), c-tcp (rstream -T s), java-rdma (jrdma rstream from JAR over jrdma-nio, WARMUP untimed
+# iterations first) or java-tcp (jrdma rstream -T s), the server on $server_ip:PORT; the JAVA_OPTIONs go to the JVM
+# before -jar.
+rstream_commands() {
+  local impl=$1 kind=$2 size=$3 n=$4 warmup=$5 port=$6 jar=$7 args
+  shift 7
+  if [ "$kind" = lat ]; then args=(-S "$size" -C 1 -I "$n"); else args=(-S "$size" -C "$n" -I 1); fi
+  case "$impl" in
+    c-rdma) rstream_server=(rstream "${args[@]}" -p "$port") ;;
+    c-tcp) rstream_server=(rstream "${args[@]}" -T s -p "$port") ;;
+    java-*) rstream_server=(java --enable-native-access=ALL-UNNAMED "$@" -jar "$jar" rstream "${args[@]}"
+                           --warmup "$warmup" -p "$port")
+            [ "$impl" = java-tcp ] && rstream_server+=(-T s) ;;
+    *) echo "rstream_commands: no implementation '$impl'" >&2; return 1 ;;
+  esac
+  rstream_client=("${rstream_server[@]}" -s "$server_ip")
+  rstream_server+=(-b "$server_ip")
+}
+
 # bench_order LIST ROUND: who takes turns in what order in round ROUND (from 1): LIST moved on by one place a round,
 # so that no one always runs after the same other.
 bench_order() {

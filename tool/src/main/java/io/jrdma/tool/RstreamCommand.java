@@ -170,19 +170,13 @@ final class RstreamCommand extends ToolCommand {
                 throws IOException, InterruptedException {
             exchange(client, 1, SYNC);
             if (warmup > 0) {
-                for (int i = 0; i < warmup; i++) {
-                    exchange(client, count, buffer.capacity());
-                }
+                iterate(client, count, warmup);
                 // As jrdma perf: the JIT, which shares the CPU in a small machine, finishes before the timing,
                 // and neither side starts it before the other has.
                 JitQuiet.await();
                 exchange(client, 1, SYNC);
             }
-            long start = System.nanoTime();
-            for (int i = 0; i < iterations; i++) {
-                exchange(client, count, buffer.capacity());
-            }
-            long nanos = System.nanoTime() - start;
+            long nanos = iterate(client, count, iterations);
             out.println(String.format(Locale.ROOT, "%-10s%-8s%-8s%-8s%-8s%8s %10s%11s",
                     "name", "bytes", "xfers", "iters", "total", "time", "Gb/sec", "usec/xfer"));
             long bytes = (long) iterations * count * buffer.capacity() * 2;
@@ -190,6 +184,19 @@ final class RstreamCommand extends ToolCommand {
             out.println(String.format(Locale.ROOT, "%-10s%-8s%-8s%-8s%-8s%8.2fs%10.2f%11.2f", "custom",
                     sizeString(buffer.capacity()), countString(count), countString(iterations), sizeString(bytes),
                     usec / 1e6, bytes * 8 / (1000 * usec), usec / iterations / (count * 2.0)));
+        }
+
+        /**
+         * Runs {@code iterations} iterations; the nanoseconds they took. The warm-up runs this same loop: the JIT
+         * compiles a long-running loop on the stack (OSR) per method and loop, so the timed run finds the warm-up's
+         * compiled loop ready instead of a loop of its own to compile while it runs.
+         */
+        private long iterate(boolean client, int count, int iterations) throws IOException {
+            long start = System.nanoTime();
+            for (int i = 0; i < iterations; i++) {
+                exchange(client, count, buffer.capacity());
+            }
+            return System.nanoTime() - start;
         }
 
         private void exchange(boolean client, int transfers, int bytes) throws IOException {

@@ -27,7 +27,7 @@ public record CpuSample(int tid, double seconds, String symbol, String dso) {
     /** What kind of code a sample ran, by its {@link #dso}. */
     public enum Kind {
         KERNEL("kernel"), PROVIDER("rxe provider"), VERBS("libibverbs"), TOOL("tool (C binary or JIT code)"),
-        JVM("JVM runtime"), OTHER("libc, vdso, other");
+        JVM("JVM runtime"), OTHER("libc, vdso, other"), RDMACM("librdmacm (rsockets)");
 
         private final String label;
 
@@ -66,7 +66,10 @@ public record CpuSample(int tid, double seconds, String symbol, String dso) {
         if (file.startsWith("libibverbs.so")) {
             return Kind.VERBS;
         }
-        if (file.startsWith("ib_") || (file.startsWith("perf-") && file.endsWith(".map"))) {
+        if (file.startsWith("librdmacm.so")) {
+            return Kind.RDMACM;
+        }
+        if (file.startsWith("ib_") || file.equals("rstream") || (file.startsWith("perf-") && file.endsWith(".map"))) {
             return Kind.TOOL;
         }
         if (file.equals("libjvm.so")) {

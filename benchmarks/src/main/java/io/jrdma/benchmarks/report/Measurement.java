@@ -79,6 +79,37 @@ public record Measurement(int size, double typicalMicros, double minMicros, doub
     }
 
     /**
+     * The result line of librdmacm's {@code rstream} (or {@code jrdma rstream}, which prints the same) in {@code text},
+     * as a latency row of {@code size}-byte transfers whose typical latency is the line's {@code usec/xfer}, its last
+     * column: the mean time of one transfer one way. rstream measures no least latency (NaN).
+     *
+     * @throws IllegalArgumentException when there is no result line
+     */
+    public static Measurement rstream(String text, int size) {
+        return latency(size, Double.parseDouble(rstreamResult(text)[7]), Double.NaN);
+    }
+
+    /**
+     * How long rstream's timed loop took, in seconds: the time column of its result line ({@code 4.80s}).
+     *
+     * @throws IllegalArgumentException when there is no result line
+     */
+    public static double rstreamSeconds(String text) {
+        String time = rstreamResult(text)[5];
+        return Double.parseDouble(time.endsWith("s") ? time.substring(0, time.length() - 1) : time);
+    }
+
+    private static String[] rstreamResult(String text) {
+        for (String line : text.split("\\R")) {
+            String[] f = line.strip().split("\\s+");
+            if (f.length == 8 && f[0].equals("custom")) {
+                return f;
+            }
+        }
+        throw new IllegalArgumentException("no rstream result line ('custom ...') in: " + text.strip());
+    }
+
+    /**
      * The rows of {@code jrdma perf --json}: {@code t_typical_usec} and {@code t_min_usec} for latency, {@code bw_average_mb_per_sec} and
      * {@code msg_rate_mpps} for bandwidth.
      *

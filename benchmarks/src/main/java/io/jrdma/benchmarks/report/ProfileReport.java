@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,7 +46,10 @@ public final class ProfileReport {
         WRITE_LAT("write-lat", "write", "round trip", "Typical µs", "Median typical latency", "µs"),
         SEND_LAT("send-lat", "send", "round trip", "Typical µs", "Median typical latency", "µs"),
         WRITE_BW("write-bw", "write", "message", "MB/s", "Median bandwidth", "MB/s"),
-        SEND_BW("send-bw", "send", "message", "MB/s", "Median bandwidth", "MB/s");
+        SEND_BW("send-bw", "send", "message", "MB/s", "Median bandwidth", "MB/s"),
+        /** rstream's test over rsockets, one transfer each way an iteration: two transfers an iteration. */
+        RSTREAM_LAT("rstream-lat", "transfer", "transfer", "µs per transfer", "Median µs per transfer (rstream's "
+                + "usec/xfer)", "µs");
 
         final String id;
         final String verb;
@@ -75,11 +79,35 @@ public final class ProfileReport {
 
         /** Whether each side answers the other's message: both busy-poll in user space, neither loop is in the kernel. */
         boolean pingPong() {
-            return this == WRITE_LAT || this == SEND_LAT;
+            return this == WRITE_LAT || this == SEND_LAT || this == RSTREAM_LAT;
         }
 
         String cTool() {
-            return "ib_" + id.replace('-', '_');
+            return this == RSTREAM_LAT ? "rstream" : "ib_" + id.replace('-', '_');
+        }
+
+        String javaTool() {
+            return this == RSTREAM_LAT ? "jrdma rstream" : "jrdma perf";
+        }
+
+        /** Operations an iteration of the tools: rstream's latency test moves one transfer each way. */
+        int operationsPerIteration() {
+            return this == RSTREAM_LAT ? 2 : 1;
+        }
+
+        /** The C tool's result. */
+        Measurement cResult(String text, int size) {
+            return this == RSTREAM_LAT ? Measurement.rstream(text, size) : Measurement.perftest(text).getFirst();
+        }
+
+        /** The Java tool's result. */
+        Measurement javaResult(String text, int size) {
+            return this == RSTREAM_LAT ? Measurement.rstream(text, size) : Measurement.jrdmaJson(text).getFirst();
+        }
+
+        /** The file of a side's (c or java) result in a round. */
+        String output(String side) {
+            return this == RSTREAM_LAT ? side + ".txt" : side.equals("c") ? "c.txt" : "java.json";
         }
 
         double result(RunProfile r) {
@@ -100,16 +128,17 @@ public final class ProfileReport {
 
     /** Every round's C and Java run, in round order, C first. */
     static List<RunProfile> collect(Path results, Map<String, String> env) throws IOException {
-        int iterations = Integer.parseInt(env.get("iterations"));
+        Test test = Test.of(env);
+        int iterations = Integer.parseInt(env.get("iterations")) * test.operationsPerIteration();
         int frequency = Integer.parseInt(env.get("frequency"));
-        boolean pingPong = Test.of(env).pingPong();
+        int size = Integer.parseInt(env.getOrDefault("size", "0"));
+        boolean pingPong = test.pingPong();
         List<RunProfile> runs = new ArrayList<>();
         for (int r = 1; Files.isDirectory(results.resolve("round-" + r)); r++) {
             Path round = results.resolve("round-" + r);
             for (String side : List.of("c", "java")) {
-                String text = Files.readString(round.resolve(side.equals("c") ? "c.txt" : "java.json"));
-                Measurement result = (side.equals("c") ? Measurement.perftest(text) : Measurement.jrdmaJson(text))
-                        .getFirst();
+                String text = Files.readString(round.resolve(test.output(side)));
+                Measurement result = side.equals("c") ? test.cResult(text, size) : test.javaResult(text, size);
                 String name = (side.equals("c") ? "C " : "Java ") + r;
                 List<CpuSample> client = CpuSample.parse(Files.readString(round.resolve(side + ".client.perf.txt")));
                 List<CpuSample> server = CpuSample.parse(Files.readString(round.resolve(side + ".server.perf.txt")));
@@ -117,6 +146,9 @@ public final class ProfileReport {
                 if (side.equals("java") && span.find()) {
                     runs.add(RunProfile.between(name, result, client, server, Long.parseLong(span.group(1)) / 1e9,
                             Long.parseLong(span.group(2)) / 1e9, iterations, frequency));
+                } else if (test == Test.RSTREAM_LAT) {
+                    runs.add(RunProfile.lasting(name, result, client, server, Measurement.rstreamSeconds(text),
+                            iterations, frequency));
                 } else if (pingPong) {
                     runs.add(RunProfile.spinning(name, result, client, server, iterations, frequency));
                 } else {
@@ -135,17 +167,34 @@ public final class ProfileReport {
         List<RunProfile> java = runs.stream().filter(r -> r.name().startsWith("Java")).toList();
         Test test = Test.of(env);
         StringBuilder md = new StringBuilder();
-        md.append(String.format(Locale.ROOT, "# Where a %s's time goes: jrdma perf and %s under perf on Soft-RoCE%n%n",
-                test.operation, test.cTool()));
+        md.append(String.format(Locale.ROOT, "# Where a %s's time goes: %s and %s under perf on Soft-RoCE%n%n",
+                test.operation, test.javaTool(), test.cTool()));
         md.append(String.format(Locale.ROOT, "Generated by `scripts/profile` on %s. %s at %s B, %s %ss a run "
-                        + "(jrdma perf first runs %s untimed), C and Java alternating over %d round(s) in one VM boot. "
+                        + "(%s first runs %s untimed), C and Java alternating over %d round(s) in one VM boot. "
                         + "`perf record -k CLOCK_MONOTONIC -e cpu-clock -F %s` samples each client and each server process.%n%n",
-                env.get("date"), test.id, env.get("size"), env.get("iterations"), test.operation, env.get("warmup"),
-                c.size(), env.get("frequency")));
-        md.append("jrdma perf reports where its measured run began and ended (`run_monotonic_ns` in its JSON, on "
-                + "CLOCK_MONOTONIC, which perf records with `-k CLOCK_MONOTONIC`): its run is cut out exactly. "
-                + "perftest does not, so its run is found in its client's samples: ");
-        md.append(test.pingPong() ? """
+                env.get("date"), test.id, env.get("size"), test == Test.RSTREAM_LAT ? env.get("iterations")
+                        + " iterations of one transfer each way, " + Integer.parseInt(env.get("iterations"))
+                        * test.operationsPerIteration() : env.get("iterations"), test.operation, test.javaTool(),
+                env.get("warmup"), c.size(), env.get("frequency")));
+        if (test == Test.RSTREAM_LAT) {
+            md.append("""
+                    Neither rstream nor jrdma rstream reports where its timed loop began and ended, only how long it \
+                    took (the result line's time). So each client's measured run is that long and ends where the \
+                    client last spins: at the end of the last stretch in which its busiest thread is on a CPU at \
+                    least 80% of the time (whole tenths of a second, gaps of up to 0.4 s joined). Both tools busy-poll \
+                    non-blocking calls, so their loops are CPU-bound from the first transfer to the last, and both \
+                    exit right after it (for Java the JVM's exit, which writes its perf map, may lengthen the \
+                    stretch by a tenth of a second or so, shifting the window by as much). jrdma rstream's warm-up is \
+                    left out: after it the client sleeps until the JIT has been idle for 2 s. Per transfer counts \
+                    both directions: an iteration is two. Times are the guest's: the CPU is emulated, so they are \
+                    many times those of real hardware, for C and Java alike.
+
+                    """);
+        } else {
+            md.append("jrdma perf reports where its measured run began and ended (`run_monotonic_ns` in its JSON, on "
+                    + "CLOCK_MONOTONIC, which perf records with `-k CLOCK_MONOTONIC`): its run is cut out exactly. "
+                    + "perftest does not, so its run is found in its client's samples: ");
+            md.append(test.pingPong() ? """
                 the last stretch in which its busiest thread is on a CPU at least 80% of the time. A ping-pong's \
                 client busy-polls in user space until the server's answer arrives, so its loop is CPU-bound from \
                 the first round trip to the last; perftest has no warm-up, and its set-up (the TCP exchange, the \
@@ -161,8 +210,9 @@ public final class ProfileReport {
                 hardware, for C and Java alike.
 
                 """.formatted(test.verb));
+        }
         md.append("| Setting | Value |\n|---|---|\n");
-        for (String key : List.of("host_cpu", "guest", "kernel", "device", "jdk", "perftest", "jrdma", "java_command",
+        for (String key : List.of("host_cpu", "guest", "kernel", "device", "jdk", "perftest", "librdmacm", "jrdma", "java_command",
                 "c_command")) {
             if (env.containsKey(key)) {
                 md.append("| ").append(key).append(" | ").append(env.get(key)).append(" |\n");
@@ -200,11 +250,55 @@ public final class ProfileReport {
                 share(c, List.of(Kind.KERNEL)), share(java, List.of(Kind.KERNEL)), test.cTool(),
                 share(c, List.of(Kind.TOOL, Kind.JVM, Kind.OTHER)), share(java, List.of(Kind.TOOL, Kind.JVM,
                         Kind.OTHER))));
+        if (test == Test.RSTREAM_LAT) {
+            md.append(String.format(Locale.ROOT, "- Client CPU per transfer in librdmacm's rsockets (median): C %.1f µs, "
+                            + "Java %.1f µs; in the kernel: C %.1f µs, Java %.1f µs; in the tool's own code and its "
+                            + "runtime (JIT code, the JVM, libc and the rest): C %.1f µs, Java %.1f µs.%n",
+                    median(c, r -> r.microsPerOperation(List.of(Kind.RDMACM))),
+                    median(java, r -> r.microsPerOperation(List.of(Kind.RDMACM))),
+                    median(c, r -> r.microsPerOperation(List.of(Kind.KERNEL))),
+                    median(java, r -> r.microsPerOperation(List.of(Kind.KERNEL))),
+                    median(c, r -> r.microsPerOperation(List.of(Kind.TOOL, Kind.JVM, Kind.OTHER))),
+                    median(java, r -> r.microsPerOperation(List.of(Kind.TOOL, Kind.JVM, Kind.OTHER)))));
+        }
         md.append("\n## Kernel functions\n\nShare of the client's samples in all measured runs of each side.\n\n");
         symbols(md, c, java, List.of(Kind.KERNEL));
         md.append("\n## User-space functions\n\nThe tools, their runtimes and the verbs libraries, same shares.\n\n");
-        symbols(md, c, java, List.of(Kind.TOOL, Kind.JVM, Kind.VERBS, Kind.PROVIDER, Kind.OTHER));
+        symbols(md, c, java, List.of(Kind.TOOL, Kind.JVM, Kind.VERBS, Kind.PROVIDER, Kind.OTHER, Kind.RDMACM));
+        if (test == Test.RSTREAM_LAT) {
+            md.append(String.format(Locale.ROOT, "%n## The largest differences per %s%n%nClient CPU µs per %s in "
+                    + "each function, kernel and user space, over all measured runs of each side; the functions "
+                    + "whose time differs most between C and Java.%n%n", test.operation, test.operation));
+            differences(md, c, java, test.operation);
+        }
         return md.toString();
+    }
+
+    private static void differences(StringBuilder md, List<RunProfile> c, List<RunProfile> java, String operation) {
+        List<Kind> all = List.of(Kind.values());
+        Map<String, Double> cs = perOperation(c, all);
+        Map<String, Double> js = perOperation(java, all);
+        md.append("| Function | Kind | C µs per ").append(operation).append(" | Java µs per ").append(operation)
+                .append(" | Java − C |\n|---|---|---:|---:|---:|\n");
+        Map<String, Kind> kinds = new HashMap<>();
+        Stream.concat(c.stream(), java.stream()).flatMap(r -> r.client().stream())
+                .forEach(sample -> kinds.putIfAbsent(sample.symbol(), sample.kind()));
+        Stream.concat(cs.keySet().stream(), js.keySet().stream()).distinct()
+                .sorted(Comparator.comparingDouble((String s) -> -Math.abs(js.getOrDefault(s, 0.0)
+                        - cs.getOrDefault(s, 0.0))).thenComparing(Comparator.naturalOrder()))
+                .limit(2 * TOP)
+                .forEach(s -> md.append(String.format(Locale.ROOT, "| `%s` | %s | %.2f | %.2f | %+.2f |%n",
+                        s.replace("|", "\\|"), kinds.get(s).label(), cs.getOrDefault(s, 0.0),
+                        js.getOrDefault(s, 0.0), js.getOrDefault(s, 0.0) - cs.getOrDefault(s, 0.0))));
+    }
+
+    /** Client CPU µs per operation in each function of the given kinds, over all {@code runs}. */
+    private static Map<String, Double> perOperation(List<RunProfile> runs, List<Kind> kinds) {
+        long operations = runs.stream().mapToLong(RunProfile::operations).sum();
+        Map<String, Double> m = new HashMap<>();
+        RunProfile.merge(runs, r -> r.bySymbol(kinds)).forEach((symbol, samples) -> m.put(symbol,
+                samples * 1e6 / runs.getFirst().frequency() / Math.max(operations, 1)));
+        return m;
     }
 
     private static void symbols(StringBuilder md, List<RunProfile> c, List<RunProfile> java, List<Kind> kinds) {

@@ -82,6 +82,20 @@ public record RunProfile(String name, Measurement result, double from, double to
                 "no stretch in which the client spins on a CPU");
     }
 
+    /**
+     * A ping-pong's measured run that lasted {@code seconds}, as the tool reported, and ended where the client last
+     * spun: the end of the stretch {@link #spinning} finds. For a tool that reports how long its loop took but not
+     * when, and exits right after it.
+     *
+     * @throws IllegalArgumentException when no bin qualifies
+     */
+    public static RunProfile lasting(String name, Measurement result, List<CpuSample> client,
+                                     List<CpuSample> server, double seconds, int operations, int frequency) {
+        RunProfile stretch = spinning(name, result, client, server, operations, frequency);
+        return cut(name, result, client, server, mainThread(name, client), stretch.to() - seconds, stretch.to(),
+                operations, frequency);
+    }
+
     private static RunProfile found(String name, Measurement result, List<CpuSample> client, List<CpuSample> server,
                                     int operations, int frequency, Predicate<int[]> inRun, String none) {
         long main = mainThread(name, client);
@@ -140,6 +154,11 @@ public record RunProfile(String name, Measurement result, double from, double to
      */
     public double cpuMicrosPerOperation() {
         return client.size() * 1e6 / frequency / operations;
+    }
+
+    /** The client's CPU time per operation in code of the given kinds, as {@link #cpuMicrosPerOperation}. */
+    public double microsPerOperation(List<Kind> kinds) {
+        return client.stream().filter(s -> kinds.contains(s.kind())).count() * 1e6 / frequency / operations;
     }
 
     /** Samples by kind of code. */

@@ -147,6 +147,34 @@ class ProfileReportTest {
     }
 
     @Test
+    void profilesRstreamPerTransferFromItsResultLines(@TempDir Path dir) throws IOException {
+        String header = "name      bytes   xfers   iters   total       time     Gb/sec  usec/xfer\n";
+        results(dir, "date=2026-11-26\ntest=rstream-lat\nsize=64\niterations=1000\nwarmup=1000\nfrequency=1000\n",
+                header + "custom    64      1       1k      125k        1.00s      0.03      16.19\n",
+                header + "custom    64      1       1k      125k        2.00s      0.01      39.65\n",
+                script("rstream", "rrecv", "/usr/lib/x86_64-linux-gnu/librdmacm.so.1.3.48.0", 1.0),
+                script("java", "rxe_requester", "[kernel.kallsyms]", 2.0));
+        Path round = dir.resolve("round-1");
+        Files.move(round.resolve("java.json"), round.resolve("java.txt"));
+        List<RunProfile> runs = ProfileReport.collect(dir, BenchReport.environment(
+                Files.readString(dir.resolve("env.txt"))));
+        assertEquals(2000, runs.get(0).operations(), "two transfers an iteration");
+        assertEquals(10.0, runs.get(1).from(), 1e-9, "as long as rstream's time, ending where the client stops");
+        assertEquals(12.0, runs.get(1).to(), 1e-9);
+        String md = ProfileReport.markdown(BenchReport.environment(Files.readString(dir.resolve("env.txt"))), runs);
+        assertContains(md,
+                "# Where a transfer's time goes: jrdma rstream and rstream under perf",
+                "| Run | µs per transfer | Measured s | Client CPU µs per transfer |",
+                "| C 1 | 16.19 | 1.0 | 400.0 |",
+                "| Java 1 | 39.65 | 2.0 | 800.0 |",
+                "(Java/C 2.45)",
+                "rsockets (median): C 400.0 µs, Java 0.0 µs; in the kernel: C 0.0 µs, Java 800.0 µs",
+                "| `rrecv` | 100.0% | 0.0% |",
+                "| `rxe_requester` | kernel | 0.00 | 800.00 | +800.00 |",
+                "| `rrecv` | librdmacm (rsockets) | 400.00 | 0.00 | -400.00 |");
+    }
+
+    @Test
     void refusesAnUnknownTest(@TempDir Path dir) throws IOException {
         Files.writeString(dir.resolve("env.txt"), "test=read-bw\niterations=10\nfrequency=1000\n");
         Files.createDirectories(dir.resolve("round-1"));
@@ -165,7 +193,7 @@ class ProfileReportTest {
             throws IOException {
         Files.writeString(dir.resolve("env.txt"), env);
         Path round = Files.createDirectories(dir.resolve("round-1"));
-        Files.writeString(round.resolve("c.txt"), c);
+        Files.writeString(round.resolve("c.txt"), c);   // rstream-lat's too
         Files.writeString(round.resolve("java.json"), java);
         Files.writeString(round.resolve("c.client.perf.txt"), cClient);
         Files.writeString(round.resolve("java.client.perf.txt"), javaClient);
