@@ -193,8 +193,7 @@ class NettyEchoDeviceTest {
             CompletableFuture<Long> add = client.eventLoop()
                     .submit(() -> client.endpoint().fetchAndAdd(new RemoteRegion(1 << 20, 0x5eed, 8), 0, 1))
                     .get(WAIT_SECONDS, TimeUnit.SECONDS);
-            ExecutionException failed = assertThrows(ExecutionException.class,
-                    () -> add.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertThrows(ExecutionException.class, () -> add.get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the broken channel stayed open");
             assertInstanceOf(EndpointException.class, tally.caught, "exceptionCaught did not tell of the failure");
             assertFalse(client.isActive());
