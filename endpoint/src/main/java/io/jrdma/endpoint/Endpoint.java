@@ -182,6 +182,10 @@ public final class Endpoint implements AutoCloseable {
         state = State.OPEN;
         connected.complete(this);
         drainBacklog();
+        if (graceful) {   // closed while it connected
+            state = State.CLOSING;
+            maybeFinishClosing();
+        }
     }
 
     // ---- the future flavour -------------------------------------------------------------------------------------
@@ -552,12 +556,12 @@ public final class Endpoint implements AutoCloseable {
         }
         worker.execute(() -> {
             if (state == State.OPEN || state == State.CONNECTING) {
+                // An accepted endpoint is the application's before the peer confirms: what it queued then (a server's
+                // greeting) is posted once the connection is up, and the endpoint closes after it (open()).
                 graceful = true;
-                state = state == State.OPEN ? State.CLOSING : state;
-                if (connected.isDone()) {
+                if (state == State.OPEN) {
+                    state = State.CLOSING;
                     maybeFinishClosing();
-                } else {
-                    abortNow(new EndpointException(this + " was closed before it connected"));
                 }
             }
         });

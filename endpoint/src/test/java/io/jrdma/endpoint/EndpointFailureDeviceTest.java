@@ -20,7 +20,10 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @RdmaDeviceTest
 class EndpointFailureDeviceTest {
     /** Releases every message and keeps the first failure its endpoint hears of, and the endpoint once closed. */
-    static final class FailureCatcher implements EndpointHandler {
+    static class FailureCatcher implements EndpointHandler {
         final CompletableFuture<Throwable> failure = new CompletableFuture<>();
         final CompletableFuture<Endpoint> closed = new CompletableFuture<>();
 
@@ -89,6 +92,50 @@ class EndpointFailureDeviceTest {
         }
     }
 
+
+    /**
+     * A server that greets and closes at once, before the client confirmed the connection (the accepted endpoint is
+     * still connecting), loses nothing: the greeting goes once the connection is up, then the endpoint closes.
+     */
+    @Test
+    void anEndpointClosedAsItIsAcceptedSendsWhatItQueuedThenCloses(Device device) throws Exception {
+        FailureCatcher serverSide = new FailureCatcher();
+        byte[] greeting = "greetings from a server that closes at once".getBytes(StandardCharsets.US_ASCII);
+        try (WorkerPair pair = new WorkerPair(DeviceAddresses.ipv4(device), WorkerOptions.defaults(),
+                WorkerOptions.defaults(), serverSide)) {
+            CompletableFuture<Long> greeted = new CompletableFuture<>();
+            pair.acceptor = request -> {
+                Endpoint accepted = request.accept(serverSide, null);
+                Buffer buffer = pair.server.buffers().allocate(greeting.length);
+                MemorySegment.copy(MemorySegment.ofArray(greeting), 0, buffer.segment(), 0, greeting.length);
+                accepted.send(buffer.region(), buffer.offset(), greeting.length).whenComplete((n, failure) -> {
+                    buffer.close();
+                    if (failure != null) {
+                        greeted.completeExceptionally(failure);
+                    } else {
+                        greeted.complete(n);
+                    }
+                });
+                accepted.close();
+            };
+            CompletableFuture<byte[]> received = new CompletableFuture<>();
+            FailureCatcher clientSide = new FailureCatcher() {
+                @Override
+                public void onMessage(Endpoint endpoint, ReceivedMessage message) {
+                    received.complete(message.segment().asSlice(0, message.length()).toArray(ValueLayout.JAVA_BYTE));
+                    message.release();
+                }
+            };
+            Endpoint ep = pair.connect(clientSide);
+            assertArrayEquals(greeting, received.get(60, TimeUnit.SECONDS));
+            assertEquals(greeting.length, greeted.get(60, TimeUnit.SECONDS));
+            clientSide.closed.get(60, TimeUnit.SECONDS);
+            assertTrue(ep.isClosedByPeer(), "the server's close reached the client as an orderly close");
+            serverSide.closed.get(60, TimeUnit.SECONDS);
+            assertFalse(serverSide.failure.isDone(), () -> "the server heard " + serverSide.failure.getNow(null));
+            assertFalse(clientSide.failure.isDone(), () -> "the client heard " + clientSide.failure.getNow(null));
+        }
+    }
 
     @Test
     void aKilledPeerFailsEveryOperationInFlightAndTheEndpointCloses(Device device) throws Exception {

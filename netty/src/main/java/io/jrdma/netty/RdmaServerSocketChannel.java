@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.UnaryOperator;
 
 /**
  * A Netty {@link ServerSocketChannel} over a jrdma {@link EndpointListener} of its event loop's worker: it binds to
@@ -30,7 +31,7 @@ import java.util.concurrent.CompletionException;
 public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerSocketChannel {
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
     /** Accepted channels; a listener's stream has no end. */
-    private final ReadQueue reads = new ReadQueue(this, () -> { });
+    private final ReadQueue reads = new ReadQueue(this, () -> { }, UnaryOperator.identity());
     private final LoopBinding binding = new LoopBinding();
     private EndpointListener listener;
     private boolean open = true;

@@ -20,6 +20,7 @@ import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.util.internal.StringUtil;
 
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -29,6 +30,7 @@ import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A Netty {@link SocketChannel} over one jrdma {@link Endpoint} of its event loop's worker: for a
@@ -56,7 +58,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private static final int END_OF_STREAM = 0;
 
     private final RdmaSocketChannelConfig config = new RdmaSocketChannelConfig(this);
-    private final ReadQueue reads = new ReadQueue(this, this::endOfInput);
+    private final ReadQueue reads = new ReadQueue(this, this::endOfInput, this::toRead);
     private final LoopBinding binding = new LoopBinding();
     private final EndpointHandler events = new Events();
     private Endpoint endpoint;
@@ -69,8 +71,15 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private boolean writeRefused;
     private boolean inputShutdown;
     private boolean outputShutdown;
+    /**
+     * Received buffers the pipeline was handed and has not released: each holds a receive buffer, and a credit its
+     * peer waits for (counted up on the loop, down wherever they are released).
+     */
+    private final AtomicInteger held = new AtomicInteger();
     /** Why the endpoint broke, when it did (not when it was closed in order by either side). */
     private Throwable broken;
+    /** The endpoint is closed: the peer disconnected in order, and the channel closes once its reads reach that. */
+    private boolean disconnected;
     private ChannelPromise connectPromise;
     private InetSocketAddress local;
     private InetSocketAddress remote;
@@ -173,6 +182,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     @Override
     public ChannelFuture shutdownInput(ChannelPromise promise) {
         onLoop(() -> {
+            if (!active) {   // as a socket's shutdown(2) fails
+                promise.setFailure(open ? new NotYetConnectedException() : new ClosedChannelException());
+                return;
+            }
             inputShutdown = true;
             reads.clear();
             promise.setSuccess();
@@ -238,18 +251,20 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         outputShutdown = true;
     }
 
-    /** The peer ended its stream, and everything it sent before was read. */
+    /**
+     * The peer ended its stream (an end-of-stream message, or its disconnect), and everything it sent before was
+     * read: a half-closure if the channel allows it, then a close once the endpoint is gone too, as a socket that
+     * allows half-closure reads a FIN and learns of the rest when it writes.
+     */
     private void endOfInput() {
-        if (inputShutdown) {
-            return;
+        if (!inputShutdown && config.isAllowHalfClosure()) {
+            inputShutdown = true;
+            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+            pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
         }
-        if (!config.isAllowHalfClosure()) {
+        if (isOpen() && (disconnected || !config.isAllowHalfClosure())) {
             unsafe().close(unsafe().voidPromise());
-            return;
         }
-        inputShutdown = true;
-        pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-        pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
     }
 
     // ---- Netty's side ----------------------------------------------------------------------------------------------
@@ -275,10 +290,29 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         binding.deregister();
     }
 
+    /**
+     * Takes the loop's device address (or the wildcard) with port 0, which is where the channel connects from anyway;
+     * refuses any other, which it could not connect from.
+     */
     @Override
     protected void doBind(SocketAddress localAddress) {
-        throw new UnsupportedOperationException("an RDMA socket channel connects from its event loop's device "
-                + "address; it does not bind");
+        InetSocketAddress at = (InetSocketAddress) localAddress;
+        if (!isLoopAddress(at)) {
+            throw notLoopAddress(at);
+        }
+    }
+
+    /** Whether the channel connects from {@code local} anyway: the loop's device (or any) address, port 0. */
+    private boolean isLoopAddress(InetSocketAddress local) {
+        InetAddress at = local.getAddress();
+        return local.getPort() == 0
+                && (at == null || at.isAnyLocalAddress() || at.equals(binding.handler().address()));
+    }
+
+    private UnsupportedOperationException notLoopAddress(SocketAddress local) {
+        return new UnsupportedOperationException("an RDMA socket channel connects from its event loop's device "
+                + "address " + binding.handler().address().getHostAddress()
+                + " with a port the connection manager picks; it cannot bind or connect from " + local);
     }
 
     @Override
@@ -431,9 +465,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 promise.setFailure(new ConnectionPendingException());
                 return;
             }
-            if (localAddress != null) {
-                promise.setFailure(new UnsupportedOperationException("an RDMA socket channel connects from its event "
-                        + "loop's device address; it takes no local address"));
+            if (localAddress != null && !isLoopAddress((InetSocketAddress) localAddress)) {
+                promise.setFailure(notLoopAddress(localAddress));
                 return;
             }
             InetSocketAddress to = (InetSocketAddress) remoteAddress;
@@ -464,6 +497,28 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
     }
 
+    /**
+     * What the pipeline reads for {@code item}: a received buffer itself, while the pipeline holds fewer than half the
+     * credits its peer sends with; past that, a copy in the channel's allocator, and the receive buffer (its credit)
+     * goes back at once. A handler that keeps what it reads (an aggregator of a message larger than the credits'
+     * worth, a queue of a slow consumer) would otherwise take every credit and stall its own peer for good. What waits
+     * in the read queue, unread, is not copied: a pipeline that does not read still slows its peer down.
+     */
+    private Object toRead(Object item) {
+        if (!(item instanceof ReceivedByteBuf received)) {
+            return item;
+        }
+        if (held.get() < Math.max(1, binding.handler().worker().options().credits() / 2)) {
+            received.hold();
+            return received;
+        }
+        try {
+            return config.getAllocator().directBuffer(received.readableBytes()).writeBytes(received);
+        } finally {
+            received.release();
+        }
+    }
+
     /** The endpoint's callbacks, on the loop's thread, inside the worker's progress. */
     private final class Events implements EndpointHandler {
         @Override
@@ -476,7 +531,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 }
                 return;
             }
-            reads.add(new ReceivedByteBuf(config.getAllocator(), message));
+            reads.add(new ReceivedByteBuf(config.getAllocator(), message, held));
         }
 
         @Override
@@ -492,17 +547,24 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             broken = failure;
         }
 
+        /**
+         * The peer disconnected in order, the endpoint broke, or this side closed it. An orderly disconnect is the
+         * end of the stream, which the reads reach after what arrived before, as a FIN. A failure is an
+         * exceptionCaught, as a reset is: what was asked for is read, the rest dropped, and the channel closes.
+         */
         @Override
         public void onClosed(Endpoint ep) {
-            // The peer disconnected, the endpoint broke, or this side closed it: what arrived before is read first.
-            // A failure (not an orderly close by the peer, nor this side's) is an exceptionCaught, as a reset is.
-            if (open) {
-                reads.deliver();
-                if (broken != null) {
-                    pipeline().fireExceptionCaught(broken);
-                }
-                unsafe().close(unsafe().voidPromise());
+            if (!open) {
+                return;
             }
+            disconnected = true;
+            if (broken == null) {
+                reads.end();
+                return;
+            }
+            reads.deliver();
+            pipeline().fireExceptionCaught(broken);
+            unsafe().close(unsafe().voidPromise());
         }
     }
 }

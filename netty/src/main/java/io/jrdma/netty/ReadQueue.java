@@ -1,16 +1,25 @@
 package io.jrdma.netty;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 
 import java.util.ArrayDeque;
+import java.util.function.UnaryOperator;
 
 /**
  * What a channel received (buffers, or a server's accepted channels) until its pipeline reads it: the endpoint
  * delivers whenever the worker polls a completion, Netty reads only when asked ({@link Channel#read()}, which
  * auto-read asks after every read). Held items keep their resources: a received buffer its peer's credit, so a
  * channel that does not read slows its own peer down and nobody else.
+ *
+ * <p>A read is shaped by the channel's {@link RecvByteBufAllocator}, as a socket read is: each {@code channelRead}
+ * hands over at most the handle's {@link RecvByteBufAllocator.Handle#guess() guess} of bytes (a zero-copy slice of a
+ * larger received buffer, whose rest the next one gets), and the read goes on while the handle says so (auto-read
+ * on, fewer messages than its maximum per read, more received). So turning auto-read off in {@code channelRead}
+ * stops the read there, as on Netty's socket transports.
  */
 final class ReadQueue {
     /** Where the peer's stream ends: what follows it is not read. */
@@ -18,18 +27,23 @@ final class ReadQueue {
 
     private final Channel channel;
     private final Runnable onEnd;
+    private final UnaryOperator<Object> beforeRead;
     private final ArrayDeque<Object> items = new ArrayDeque<>();
+    /** The buffer a read handed over in part: what is left of it is read next. */
+    private ByteBuf current;
     private RdmaIoHandler handler;
     private boolean requested;
     private boolean scheduled;
 
     /**
      * @param channel the channel whose pipeline reads
-     * @param onEnd   what the channel does when a read reaches the end of the peer's stream ({@link #end()})
+     * @param onEnd      what the channel does when a read reaches the end of the peer's stream ({@link #end()})
+     * @param beforeRead what the pipeline reads for an item, at the moment it reads it
      */
-    ReadQueue(Channel channel, Runnable onEnd) {
+    ReadQueue(Channel channel, Runnable onEnd, UnaryOperator<Object> beforeRead) {
         this.channel = channel;
         this.onEnd = onEnd;
+        this.beforeRead = beforeRead;
     }
 
     /** The channel was registered with {@code h}'s loop. */
@@ -43,7 +57,10 @@ final class ReadQueue {
         schedule();
     }
 
-    /** The peer ended its stream: a read hands over what came before, then tells the channel. */
+    /**
+     * The peer ended its stream: reads hand over what came before, then the channel is told, with no read asked for
+     * if nothing came before (as an epoll channel learns of a half-closure from {@code EPOLLRDHUP}).
+     */
     void end() {
         add(END);
     }
@@ -54,39 +71,96 @@ final class ReadQueue {
         schedule();
     }
 
+    private boolean anyLeft() {
+        return current != null || !items.isEmpty();
+    }
+
+    private boolean endIsNext() {
+        return current == null && items.peek() == END;
+    }
+
     private void schedule() {
-        if (requested && !scheduled && !items.isEmpty() && handler != null) {
+        if (!scheduled && handler != null && (requested && anyLeft() || endIsNext())) {
             scheduled = true;
             handler.readable(this);
         }
     }
 
-    /** One read: everything received so far goes through the pipeline, then the read is complete. */
+    /**
+     * The end of the stream if nothing is before it, else one read if one was asked for. While it reads, a read asked
+     * for ({@code ctx.read()} in {@code channelRead}) is taken by the next message it hands over, as a socket
+     * channel's read loop takes it; one asked for after the last starts the next read.
+     */
     void deliver() {
-        scheduled = false;
-        if (!requested || items.isEmpty() || !channel.isOpen()) {
-            return;
+        if (channel.isOpen()) {
+            if (endIsNext()) {
+                items.poll();
+                onEnd.run();
+            } else if (requested && anyLeft()) {
+                read();
+            }
         }
-        requested = false;
+        scheduled = false;
+        schedule();
+    }
+
+    /** One read: what the channel's receive allocator lets through the pipeline, then the read is complete. */
+    // The unsafe gives the handle as its deprecated supertype, as it does to Netty's own channels.
+    @SuppressWarnings("deprecation")
+    private void read() {
         ChannelPipeline pipeline = channel.pipeline();
+        RecvByteBufAllocator.Handle handle = channel.unsafe().recvBufAllocHandle();
+        handle.reset(channel.config());
         boolean read = false;
-        Object item;
-        while ((item = items.poll()) != null) {
-            if (item == END) {
+        do {
+            Object next = current != null ? current : items.poll();
+            if (next == END) {
                 if (read) {
+                    handle.readComplete();
                     pipeline.fireChannelReadComplete();
                 }
                 onEnd.run();
                 return;
             }
+            if (current == null) {
+                next = beforeRead.apply(next);
+            }
             read = true;
-            pipeline.fireChannelRead(item);
-        }
+            requested = false;
+            handle.incMessagesRead(1);
+            pipeline.fireChannelRead(next instanceof ByteBuf buffer ? piece(buffer, handle) : next);
+        } while (anyLeft() && (handle instanceof RecvByteBufAllocator.ExtendedHandle extended
+                ? extended.continueReading(this::anyLeft) : handle.continueReading()));
+        handle.readComplete();
         pipeline.fireChannelReadComplete();
+    }
+
+    /**
+     * What one {@code channelRead} hands over of {@code buffer}: all of it if it is within the handle's guess, else a
+     * slice of that many bytes, the rest left for the next.
+     */
+    @SuppressWarnings("deprecation")
+    private ByteBuf piece(ByteBuf buffer, RecvByteBufAllocator.Handle handle) {
+        int guess = Math.max(1, handle.guess());
+        handle.attemptedBytesRead(guess);
+        ByteBuf piece;
+        if (buffer.readableBytes() <= guess) {
+            current = null;
+            piece = buffer;
+        } else {
+            current = buffer;
+            piece = buffer.readRetainedSlice(guess);
+        }
+        handle.lastBytesRead(piece.readableBytes());
+        return piece;
     }
 
     /** The channel closed: what it never read is released (buffers) or closed (accepted channels). */
     void clear() {
+        if (current != null) {
+            current.release();
+            current = null;
+        }
         Object item;
         while ((item = items.poll()) != null) {
             if (item instanceof Channel child) {

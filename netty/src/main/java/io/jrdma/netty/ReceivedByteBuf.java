@@ -8,12 +8,15 @@ import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;
 import io.netty.util.ResourceLeakTracker;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * A received message as a {@link ByteBuf}, with no copy: the buffer is the message's bytes in the worker's
  * registered receive slab (or, for a large message, in the pooled buffer it was read into). Its last
  * {@link #release()} releases the message, which reposts the receive buffer and gives the peer its credit back.
  * Its capacity is its length: a handler that writes more into it (a decoder's cumulation) makes it copy to a new
- * buffer of its allocator's and releases the message then.
+ * buffer of its allocator's and releases the message then. Once the pipeline is handed it ({@link #hold()}) it
+ * counts in its channel's held buffers until it is released.
  */
 final class ReceivedByteBuf extends UnpooledDirectByteBuf {
     /**
@@ -24,12 +27,23 @@ final class ReceivedByteBuf extends UnpooledDirectByteBuf {
             ResourceLeakDetectorFactory.instance().newResourceLeakDetector(ByteBuf.class);
 
     private final ReceivedMessage message;
+    private final AtomicInteger held;
     private final ResourceLeakTracker<ByteBuf> leak;
+    /** Counted in {@link #held}: set on the loop before the pipeline has it, so that whoever releases it sees it. */
+    private boolean counted;
 
-    ReceivedByteBuf(ByteBufAllocator alloc, ReceivedMessage message) {
+    /** Takes over {@code message}; counted in {@code held} from {@link #hold()} until released. */
+    ReceivedByteBuf(ByteBufAllocator alloc, ReceivedMessage message, AtomicInteger held) {
         super(alloc, message.segment().asSlice(0, message.length()).asByteBuffer(), message.length());
         this.message = message;
+        this.held = held;
         this.leak = LEAKS.track(this);
+    }
+
+    /** The pipeline is handed this buffer: it counts as held until released. */
+    void hold() {
+        counted = true;
+        held.incrementAndGet();
     }
 
     @Override
@@ -49,6 +63,9 @@ final class ReceivedByteBuf extends UnpooledDirectByteBuf {
     protected void deallocate() {
         super.deallocate();
         message.release();
+        if (counted) {
+            held.decrementAndGet();
+        }
         if (leak != null) {
             leak.close(this);
         }
