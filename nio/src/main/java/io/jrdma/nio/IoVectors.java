@@ -33,6 +33,7 @@ final class IoVectors {
      */
     private final Arena arena = Arena.ofAuto();
     private MemorySegment scratch;
+    private ByteBuffer scratchView;
     private MemorySegment state;
     /** The iovec array and, per entry, the buffer and the memory it points at; grown to the most entries asked. */
     private MemorySegment iov;
@@ -62,16 +63,24 @@ final class IoVectors {
     }
 
     /**
-     * One {@code recv} or {@code send} of one buffer with a remaining byte: no array, no iovec, nothing allocated
-     * but the buffer's segment, which the JIT can keep off the heap. A direct buffer's memory goes as it is, checked
-     * once ({@link Segments#usable}) before the call, which holds its arena open; a heap buffer's goes through the
-     * scratch area.
+     * One {@code recv} or {@code send} of one buffer with a remaining byte: no array, no iovec. A direct buffer's
+     * memory goes as it is, checked once ({@link Segments#usable}) before the call, which holds its arena open; a
+     * heap buffer's goes through the scratch area. The direct path is apart from the heap one, so that its segment
+     * meets no other at a branch's end: the JIT then keeps it (and its session) off the heap, and a call allocates
+     * nothing.
      */
     private long single(NativeSocket socket, ByteBuffer b, boolean out) throws IOException {
-        MemorySegment segment = gather(b, 0, out);
-        long n = call(socket, segment, out);
+        if (!b.isDirect()) {
+            MemorySegment segment = gather(b, 0, out);
+            long n = call(socket, segment, out);
+            if (n > 0) {
+                advance(b, segment, n, out);
+            }
+            return n;
+        }
+        long n = call(socket, direct(b), out);
         if (n > 0) {
-            advance(b, segment, n, out);
+            b.position(b.position() + (int) n);
         }
         return n;
     }
@@ -118,10 +127,10 @@ final class IoVectors {
      * Moves {@code b}'s position past what a call moved of its {@code segment}, at most {@code moved} bytes, copied
      * from the scratch area first for a heap buffer read into; how many bytes that is.
      */
-    private static int advance(ByteBuffer b, MemorySegment segment, long moved, boolean out) {
+    private int advance(ByteBuffer b, MemorySegment segment, long moved, boolean out) {
         int take = (int) Math.min(moved, segment.byteSize());
         if (!out && !b.isDirect()) {
-            MemorySegment.copy(segment, 0, MemorySegment.ofBuffer(b), 0, take);
+            b.put(b.position(), scratchView, (int) (segment.address() - scratch.address()), take);
         }
         b.position(b.position() + take);
         return take;
@@ -170,9 +179,7 @@ final class IoVectors {
      */
     private MemorySegment gather(ByteBuffer b, long scratchUsed, boolean out) {
         if (b.isDirect()) {
-            // An iovec carries only the address: the checks a segment argument gets from the linker go here, once
-            // for a single buffer too, so that a refusal names the buffer whichever call it was for.
-            return Segments.usable(MemorySegment.ofBuffer(b), "a buffer's memory");
+            return direct(b);
         }
         long room = SCRATCH - scratchUsed;
         if (room == 0) {
@@ -180,14 +187,31 @@ final class IoVectors {
         }
         MemorySegment segment = scratch().asSlice(scratchUsed, Math.min(b.remaining(), room));
         if (out) {
-            MemorySegment.copy(MemorySegment.ofBuffer(b), 0, segment, 0, segment.byteSize());
+            scratchView.put((int) scratchUsed, b, b.position(), (int) segment.byteSize());
         }
         return segment;
     }
 
+    /**
+     * The memory of a direct buffer's remaining bytes, checked alive and accessible from this thread: an iovec
+     * carries only the address, so the checks a segment argument gets from the linker go here, and a single buffer
+     * gets them too, so that a refusal names the buffer whichever call it was for.
+     */
+    private static MemorySegment direct(ByteBuffer b) {
+        return Segments.usable(MemorySegment.ofBuffer(b), "a buffer's memory");
+    }
+
+    /**
+     * The scratch area, made at its first use. It is a direct buffer's memory, not an arena's, and heap buffers'
+     * bytes go in and out of it with {@link ByteBuffer}'s bulk copies, never through {@link MemorySegment#ofBuffer}:
+     * so every segment that reaches {@code recv} and {@code send} is a direct buffer's, of one kind of memory
+     * session. Had the JIT seen other kinds there (a heap buffer's segment, an arena's session), it would no longer
+     * keep a direct buffer's segment off the heap, and each call would allocate one (72 bytes).
+     */
     private MemorySegment scratch() {
         if (scratch == null) {
-            scratch = arena.allocate(SCRATCH);
+            scratchView = ByteBuffer.allocateDirect(SCRATCH);
+            scratch = MemorySegment.ofBuffer(scratchView);
         }
         return scratch;
     }
