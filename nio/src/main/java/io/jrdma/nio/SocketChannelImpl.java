@@ -513,7 +513,9 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         } finally {
             s.release();
             if (blocking) {
-                end(n != Transport.UNAVAILABLE);
+                // As the JDK's channels: only a transfer that moved bytes completed. A read that met the end of the
+                // stream while another thread closed the channel is an asynchronous close, not an end of stream.
+                end(n > 0);
             }
         }
         return n;
