@@ -33,6 +33,7 @@ final class IoVectors {
      */
     private final Arena arena = Arena.ofAuto();
     private MemorySegment scratch;
+    private ByteBuffer scratchView;
     private MemorySegment state;
     /** The iovec array and, per entry, the buffer and the memory it points at; grown to the most entries asked. */
     private MemorySegment iov;
@@ -51,6 +52,39 @@ final class IoVectors {
         return transfer(socket, srcs, offset, length, true);
     }
 
+    /** Reads into {@code dst} alone; the bytes read (0 at end of stream) or {@link Transport#UNAVAILABLE}. */
+    long read(NativeSocket socket, ByteBuffer dst) throws IOException {
+        return single(socket, dst, false);
+    }
+
+    /** Writes from {@code src} alone; the bytes written or {@link Transport#UNAVAILABLE}. */
+    long write(NativeSocket socket, ByteBuffer src) throws IOException {
+        return single(socket, src, true);
+    }
+
+    /**
+     * One {@code recv} or {@code send} of one buffer with a remaining byte: no array, no iovec. A direct buffer's
+     * memory goes as it is, checked once ({@link Segments#usable}) before the call, which holds its arena open; a
+     * heap buffer's goes through the scratch area. The direct path is apart from the heap one, so that its segment
+     * meets no other at a branch's end: the JIT then keeps it (and its session) off the heap, and a call allocates
+     * nothing.
+     */
+    private long single(NativeSocket socket, ByteBuffer b, boolean out) throws IOException {
+        if (!b.isDirect()) {
+            MemorySegment segment = gather(b, 0, out);
+            long n = call(socket, segment, out);
+            if (n > 0) {
+                advance(b, segment, n, out);
+            }
+            return n;
+        }
+        long n = call(socket, direct(b), out);
+        if (n > 0) {
+            b.position(b.position() + (int) n);
+        }
+        return n;
+    }
+
     /** The errno capture state of these transfers, for other calls under the same lock (a remote write). */
     MemorySegment errnoState() {
         if (state == null) {
@@ -64,18 +98,10 @@ final class IoVectors {
             throws IOException {
         try {
             vector(from, offset, length, out);
-            long n = count == 1 ? single(socket, segments[0], out) : out
-                    ? socket.transport().writev(socket.fd(), iov, count, errnoState())
-                    : socket.transport().readv(socket.fd(), iov, count, errnoState());
+            long n = count == 1 ? call(socket, segments[0], out) : vectored(socket, out);
             long left = n;
             for (int i = 0; i < count && left > 0; i++) {
-                ByteBuffer b = buffers[i];
-                int take = (int) Math.min(left, segments[i].byteSize());
-                if (!out && !b.isDirect()) {
-                    MemorySegment.copy(segments[i], 0, MemorySegment.ofBuffer(b), 0, take);
-                }
-                b.position(b.position() + take);
-                left -= take;
+                left -= advance(buffers[i], segments[i], left, out);
             }
             return n;
         } finally {
@@ -86,15 +112,40 @@ final class IoVectors {
         }
     }
 
+    /** One {@code writev} or {@code readv} of the {@link #count} segments, written to the iovecs first. */
+    private long vectored(NativeSocket socket, boolean out) throws IOException {
+        for (int i = 0; i < count; i++) {
+            MemorySegment slot = iovec.asSlice(iov, i);
+            iovec.iov_base(slot, segments[i]);
+            iovec.iov_len(slot, segments[i].byteSize());
+        }
+        return out ? socket.transport().writev(socket.fd(), iov, count, errnoState())
+                : socket.transport().readv(socket.fd(), iov, count, errnoState());
+    }
+
+    /**
+     * Moves {@code b}'s position past what a call moved of its {@code segment}, at most {@code moved} bytes, copied
+     * from the scratch area first for a heap buffer read into; how many bytes that is.
+     */
+    private int advance(ByteBuffer b, MemorySegment segment, long moved, boolean out) {
+        int take = (int) Math.min(moved, segment.byteSize());
+        if (!out && !b.isDirect()) {
+            b.put(b.position(), scratchView, (int) (segment.address() - scratch.address()), take);
+        }
+        b.position(b.position() + take);
+        return take;
+    }
+
     /** One {@code send} or {@code recv} of {@code segment}, which the call holds. */
-    private long single(NativeSocket socket, MemorySegment segment, boolean out) throws IOException {
+    private long call(NativeSocket socket, MemorySegment segment, boolean out) throws IOException {
         return out ? socket.transport().send(socket.fd(), segment, errnoState())
                 : socket.transport().recv(socket.fd(), segment, errnoState());
     }
 
     /**
-     * Fills the iovecs for the buffers' remaining bytes, heap buffers' bytes copied to the scratch area if
-     * {@code out}, and {@link #count} with how many it filled.
+     * Gathers the memory of the buffers' remaining bytes, heap buffers' bytes copied to the scratch area if
+     * {@code out}, into {@link #segments}, and {@link #count} with how many it gathered. The iovecs are written only
+     * for a vectored call ({@link #vectored}): a single buffer goes to {@code recv} or {@code send} as it is.
      */
     private void vector(ByteBuffer[] from, int offset, int length, boolean out) {
         int max = Math.max(Math.min(length, MAX_IOV), 1);
@@ -109,34 +160,58 @@ final class IoVectors {
             if (!b.hasRemaining()) {
                 continue;
             }
-            MemorySegment segment;
-            if (b.isDirect()) {
-                // An iovec carries only the address: the checks a segment argument gets from the linker go here.
-                segment = Segments.usable(MemorySegment.ofBuffer(b), "a buffer's memory");
-            } else {
-                long room = SCRATCH - scratchUsed;
-                if (room == 0) {
-                    break;
-                }
-                segment = scratch().asSlice(scratchUsed, Math.min(b.remaining(), room));
-                scratchUsed += segment.byteSize();
-                if (out) {
-                    MemorySegment.copy(MemorySegment.ofBuffer(b), 0, segment, 0, segment.byteSize());
-                }
+            MemorySegment segment = gather(b, scratchUsed, out);
+            if (segment == null) {
+                break;
             }
-            MemorySegment slot = iovec.asSlice(iov, count);
-            iovec.iov_base(slot, segment);
-            iovec.iov_len(slot, segment.byteSize());
+            if (!b.isDirect()) {
+                scratchUsed += segment.byteSize();
+            }
             buffers[count] = b;
             segments[count] = segment;
             count++;
         }
     }
 
+    /**
+     * The memory of {@code b}'s remaining bytes: a direct buffer's own, checked usable; a heap buffer's a slice of
+     * the scratch area from {@code scratchUsed}, its bytes copied there if {@code out}, or null if the area is full.
+     */
+    private MemorySegment gather(ByteBuffer b, long scratchUsed, boolean out) {
+        if (b.isDirect()) {
+            return direct(b);
+        }
+        long room = SCRATCH - scratchUsed;
+        if (room == 0) {
+            return null;
+        }
+        MemorySegment segment = scratch().asSlice(scratchUsed, Math.min(b.remaining(), room));
+        if (out) {
+            scratchView.put((int) scratchUsed, b, b.position(), (int) segment.byteSize());
+        }
+        return segment;
+    }
 
+    /**
+     * The memory of a direct buffer's remaining bytes, checked alive and accessible from this thread: an iovec
+     * carries only the address, so the checks a segment argument gets from the linker go here, and a single buffer
+     * gets them too, so that a refusal names the buffer whichever call it was for.
+     */
+    private static MemorySegment direct(ByteBuffer b) {
+        return Segments.usable(MemorySegment.ofBuffer(b), "a buffer's memory");
+    }
+
+    /**
+     * The scratch area, made at its first use. It is a direct buffer's memory, not an arena's, and heap buffers'
+     * bytes go in and out of it with {@link ByteBuffer}'s bulk copies, never through {@link MemorySegment#ofBuffer}:
+     * so every segment that reaches {@code recv} and {@code send} is a direct buffer's, of one kind of memory
+     * session. Had the JIT seen other kinds there (a heap buffer's segment, an arena's session), it would no longer
+     * keep a direct buffer's segment off the heap, and each call would allocate one (72 bytes).
+     */
     private MemorySegment scratch() {
         if (scratch == null) {
-            scratch = arena.allocate(SCRATCH);
+            scratchView = ByteBuffer.allocateDirect(SCRATCH);
+            scratch = MemorySegment.ofBuffer(scratchView);
         }
         return scratch;
     }

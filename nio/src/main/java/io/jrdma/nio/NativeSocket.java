@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One native socket (an rsocket or a kernel socket) and how many threads are using it. Its descriptor is closed
@@ -14,9 +15,17 @@ final class NativeSocket {
     private final Transport transport;
     private final int fd;
     private final int family;
+    /** Under this socket's monitor. */
     private final List<Runnable> beforeClose = new ArrayList<>();
-    private int users;
-    private boolean closed;
+    /**
+     * How many threads use the socket, and {@link #CLOSED} once {@link #close} was called: one word, so that a use
+     * is taken and given back with one compare-and-set or add each, no monitor, on every read and write. A use is
+     * taken only while the bit is clear, and the bit, once set, stays; so exactly one of {@link #close} (finding no
+     * user) and the last {@link #release} (finding the bit) sees the word become {@link #CLOSED} with no user, and
+     * closes the descriptor, after every call that held a use has returned.
+     */
+    private final AtomicInteger uses = new AtomicInteger();
+    private static final int CLOSED = 1 << 31;
 
     NativeSocket(Transport transport, int fd, int family) {
         this.transport = transport;
@@ -38,12 +47,13 @@ final class NativeSocket {
     }
 
     /** Takes a use of the socket; false if it is closed. Each true must be followed by {@link #release}. */
-    synchronized boolean acquire() {
-        if (closed) {
-            return false;
+    boolean acquire() {
+        for (int u = uses.get(); (u & CLOSED) == 0; u = uses.get()) {
+            if (uses.compareAndSet(u, u + 1)) {
+                return true;
+            }
         }
-        users++;
-        return true;
+        return false;
     }
 
     /**
@@ -79,12 +89,7 @@ final class NativeSocket {
 
     /** Gives a use back; the last one after {@link #close} closes the descriptor. */
     void release() {
-        boolean last;
-        synchronized (this) {
-            users--;
-            last = closed && users == 0;
-        }
-        if (last) {
+        if (uses.decrementAndGet() == CLOSED) {
             try {
                 closeDescriptor();
             } catch (IOException ignored) {
@@ -118,16 +123,10 @@ final class NativeSocket {
 
     /** Closes the descriptor now, or when the last user releases it. */
     void close() throws IOException {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (users > 0) {
-                return;
-            }
+        int before = uses.getAndUpdate(u -> u | CLOSED);
+        if (before == 0) {
+            closeDescriptor();
         }
-        closeDescriptor();
     }
 
     @Override

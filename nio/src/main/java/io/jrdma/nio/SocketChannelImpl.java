@@ -46,6 +46,10 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
     private final IoVectors reads = new IoVectors();
     /** Used under writeLock. */
     private final IoVectors writes = new IoVectors();
+    /** A single-buffer read; used under readLock. */
+    private final Transfer readOne = reads::read;
+    /** A single-buffer write; used under writeLock. */
+    private final Transfer writeOne = writes::write;
     /** Written under stateLock; read without it. */
     private volatile State state;
     /** Written under stateLock; read without it. */
@@ -395,10 +399,13 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         }
     }
 
+    /** {@link #read(ByteBuffer[], int, int)} of one buffer, the common case, with no array and no iovec. */
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        Objects.requireNonNull(dst, "dst");
-        return (int) read(new ByteBuffer[] {dst}, 0, 1);
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("read-only buffer");
+        }
+        return (int) read(dst.hasRemaining(), readOne, dst);
     }
 
     @Override
@@ -409,6 +416,14 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                 throw new IllegalArgumentException("read-only buffer " + i);
             }
         }
+        return read(anyRemaining(dsts, offset, length), (s, none) -> reads.read(s, dsts, offset, length), null);
+    }
+
+    /**
+     * A read of the input stream, {@code one} the buffer of a single-buffer read: the bytes read, -1 at its end, 0
+     * when {@code any} says there is no room to read into.
+     */
+    private long read(boolean any, Transfer read, ByteBuffer one) throws IOException {
         readLock.lock();
         try {
             ensureOpen();
@@ -416,35 +431,39 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             if (inputShutdown) {
                 return -1;
             }
-            if (!anyRemaining(dsts, offset, length)) {
+            if (!any) {
                 return 0;
             }
-            long n = transfer(Libc.POLLIN, s -> reads.read(s, dsts, offset, length));
+            long n = transfer(Libc.POLLIN, read, one);
             return n == 0 ? -1 : n == Transport.UNAVAILABLE ? 0 : n;
         } finally {
             readLock.unlock();
         }
     }
 
+    /** {@link #write(ByteBuffer[], int, int)} of one buffer, the common case, with no array and no iovec. */
     @Override
     public int write(ByteBuffer src) throws IOException {
-        Objects.requireNonNull(src, "src");
-        return (int) write(new ByteBuffer[] {src}, 0, 1);
+        return (int) write(src.hasRemaining(), writeOne, src);
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
-        return write(anyRemaining(srcs, offset, length), s -> writes.write(s, srcs, offset, length));
+        return write(anyRemaining(srcs, offset, length), (s, none) -> writes.write(s, srcs, offset, length), null);
     }
 
     /** {@link RdmaChannels#write}, whose arguments are checked. */
     long writeRemote(MemorySegment source, long offset) throws IOException {
-        return write(source.byteSize() > 0, s -> IoMapCalls.write(s.fd(), source, offset, writes.errnoState()));
+        return write(source.byteSize() > 0,
+                (s, none) -> IoMapCalls.write(s.fd(), source, offset, writes.errnoState()), null);
     }
 
-    /** A write of the output stream: the bytes written, 0 when {@code any} says there are none to write. */
-    private long write(boolean any, Transfer write) throws IOException {
+    /**
+     * A write of the output stream, {@code one} the buffer of a single-buffer write: the bytes written, 0 when
+     * {@code any} says there are none to write.
+     */
+    private long write(boolean any, Transfer write, ByteBuffer one) throws IOException {
         writeLock.lock();
         try {
             ensureOpen();
@@ -455,7 +474,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
             if (!any) {
                 return 0;
             }
-            long n = transfer(Libc.POLLOUT, write);
+            long n = transfer(Libc.POLLOUT, write, one);
             return n == Transport.UNAVAILABLE ? 0 : n;
         } finally {
             writeLock.unlock();
@@ -475,7 +494,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
      * One transfer; in blocking mode it waits for {@code events} until some bytes moved. The bytes moved (0 at the
      * end of the stream), or {@link Transport#UNAVAILABLE} in non-blocking mode when none could.
      */
-    private long transfer(short events, Transfer transfer) throws IOException {
+    private long transfer(short events, Transfer transfer, ByteBuffer one) throws IOException {
         NativeSocket s = slot.socket();
         s.acquireOpen();
         long n = Transport.UNAVAILABLE;
@@ -485,7 +504,7 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
                 begin();
             }
             for (int idle = 0; isOpen(); idle++) {
-                n = transfer.run(s);
+                n = transfer.run(s, one);
                 if (n != Transport.UNAVAILABLE || !blocking) {
                     break;
                 }
@@ -494,15 +513,21 @@ final class SocketChannelImpl extends SocketChannel implements Pollable {
         } finally {
             s.release();
             if (blocking) {
-                end(n != Transport.UNAVAILABLE);
+                // As the JDK's channels: only a transfer that moved bytes completed. A read that met the end of the
+                // stream while another thread closed the channel is an asynchronous close, not an end of stream.
+                end(n > 0);
             }
         }
         return n;
     }
 
-    /** A read or a write of the socket. */
+    /**
+     * A read or a write of the socket; {@code one} is the buffer of a single-buffer transfer (null for others), an
+     * argument rather than captured so that {@link #readOne} and {@link #writeOne} are made once per channel, not
+     * once per call.
+     */
     private interface Transfer {
-        long run(NativeSocket s) throws IOException;
+        long run(NativeSocket s, ByteBuffer one) throws IOException;
     }
 
     private static boolean anyRemaining(ByteBuffer[] buffers, int offset, int length) {

@@ -31,6 +31,8 @@ final class Transport {
 
     private final String name;
     private final String prefix;
+    /** Whether the data path's calls are {@link DataCalls.Rsockets}' rather than {@link DataCalls.Kernel}'s. */
+    private final boolean rdma;
     private final MethodHandle socket;
     private final MethodHandle bind;
     private final MethodHandle listen;
@@ -38,15 +40,10 @@ final class Transport {
     private final MethodHandle connect;
     private final MethodHandle shutdown;
     private final MethodHandle close;
-    private final MethodHandle readv;
-    private final MethodHandle writev;
     private final MethodHandle getsockname;
     private final MethodHandle getpeername;
     private final MethodHandle setsockopt;
     private final MethodHandle getsockopt;
-    private final MethodHandle recv;
-    private final MethodHandle send;
-    private final MethodHandle poll;
     /** {@code fcntl(fd, F_GETFL)} and {@code fcntl(fd, F_SETFL, flags)}: variadic, so their own handles. */
     private final MethodHandle getFlags;
     private final MethodHandle setFlags;
@@ -55,6 +52,7 @@ final class Transport {
     private Transport(String name, String prefix, SymbolLookup lookup) {
         this.name = name;
         this.prefix = prefix;
+        rdma = !prefix.isEmpty();
         socket = call(lookup, "socket", Libc.INT_3INT);
         bind = call(lookup, "bind", Libc.ADDRESS_IN);
         listen = call(lookup, "listen", Libc.INT_INT_INT);
@@ -62,22 +60,17 @@ final class Transport {
         connect = call(lookup, "connect", Libc.ADDRESS_IN);
         shutdown = call(lookup, "shutdown", Libc.INT_INT_INT);
         close = call(lookup, "close", Libc.INT_INT);
-        readv = call(lookup, "readv", Libc.VECTORED);
-        writev = call(lookup, "writev", Libc.VECTORED);
         getsockname = call(lookup, "getsockname", Libc.ADDRESS_OUT);
         getpeername = call(lookup, "getpeername", Libc.ADDRESS_OUT);
         setsockopt = call(lookup, "setsockopt", Libc.SETSOCKOPT);
         getsockopt = call(lookup, "getsockopt", Libc.GETSOCKOPT);
-        recv = call(lookup, "recv", Libc.BUFFERED);
-        send = call(lookup, "send", Libc.BUFFERED);
-        poll = call(lookup, "poll", Libc.POLL);
         MemorySegment fcntl = lookup.findOrThrow(prefix + "fcntl");
         getFlags = Libc.downcall(fcntl, Libc.INT_INT_INT, Linker.Option.firstVariadicArg(2));
         setFlags = Libc.downcall(fcntl, Libc.INT_3INT, Linker.Option.firstVariadicArg(2));
     }
 
     private MethodHandle call(SymbolLookup lookup, String call, FunctionDescriptor shape) {
-        return Errno.capturing(lookup.findOrThrow(prefix + call), shape);
+        return DataCalls.handle(lookup, prefix + call, shape);
     }
 
     /**
@@ -96,7 +89,7 @@ final class Transport {
 
     /** Whether this is {@link #rdma()}. */
     boolean isRdma() {
-        return !prefix.isEmpty();
+        return rdma;
     }
 
     /** A new non-blocking stream socket of {@code family}. */
@@ -192,7 +185,9 @@ final class Transport {
     /** Reads into {@code count} iovecs; the bytes read (0 at end of stream), or {@link #UNAVAILABLE}. */
     long readv(int fd, MemorySegment iov, int count, MemorySegment state) throws IOException {
         try {
-            return transferred("readv", (long) readv.invokeExact(state, fd, iov, count), state);
+            return transferred("readv", rdma
+                    ? (long) DataCalls.Rsockets.READV.invokeExact(state, fd, iov, count)
+                    : (long) DataCalls.Kernel.READV.invokeExact(state, fd, iov, count), state);
         } catch (Throwable t) {
             throw rethrown(t);
         }
@@ -201,7 +196,9 @@ final class Transport {
     /** Writes from {@code count} iovecs; the bytes written, or {@link #UNAVAILABLE}. */
     long writev(int fd, MemorySegment iov, int count, MemorySegment state) throws IOException {
         try {
-            return transferred("writev", (long) writev.invokeExact(state, fd, iov, count), state);
+            return transferred("writev", rdma
+                    ? (long) DataCalls.Rsockets.WRITEV.invokeExact(state, fd, iov, count)
+                    : (long) DataCalls.Kernel.WRITEV.invokeExact(state, fd, iov, count), state);
         } catch (Throwable t) {
             throw rethrown(t);
         }
@@ -214,7 +211,9 @@ final class Transport {
      */
     long recv(int fd, MemorySegment buffer, MemorySegment state) throws IOException {
         try {
-            return transferred("recv", (long) recv.invokeExact(state, fd, buffer, buffer.byteSize(), 0), state);
+            return transferred("recv", rdma
+                    ? (long) DataCalls.Rsockets.RECV.invokeExact(state, fd, buffer, buffer.byteSize(), 0)
+                    : (long) DataCalls.Kernel.RECV.invokeExact(state, fd, buffer, buffer.byteSize(), 0), state);
         } catch (Throwable t) {
             throw rethrown(t);
         }
@@ -223,7 +222,9 @@ final class Transport {
     /** Writes from {@code buffer}, held for the call as by {@link #recv}; the bytes written, or {@link #UNAVAILABLE}. */
     long send(int fd, MemorySegment buffer, MemorySegment state) throws IOException {
         try {
-            return transferred("send", (long) send.invokeExact(state, fd, buffer, buffer.byteSize(), 0), state);
+            return transferred("send", rdma
+                    ? (long) DataCalls.Rsockets.SEND.invokeExact(state, fd, buffer, buffer.byteSize(), 0)
+                    : (long) DataCalls.Kernel.SEND.invokeExact(state, fd, buffer, buffer.byteSize(), 0), state);
         } catch (Throwable t) {
             throw rethrown(t);
         }
@@ -252,7 +253,9 @@ final class Transport {
     int poll(MemorySegment fds, long count, boolean forever, MemorySegment state) throws IOException {
         int n;
         try {
-            n = (int) poll.invokeExact(state, fds, count, forever ? -1 : 0);
+            int timeout = forever ? -1 : 0;
+            n = rdma ? (int) DataCalls.Rsockets.POLL.invokeExact(state, fds, count, timeout)
+                    : (int) DataCalls.Kernel.POLL.invokeExact(state, fds, count, timeout);
         } catch (Throwable t) {
             throw new AssertionError(t);
         }
