@@ -25,7 +25,7 @@ class RdmaSocketGatheringWriteDeviceTest extends SocketGatheringWriteTest implem
 
     /**
      * 50 MiB within a bound written into the test (60 s), which the test bed's emulated CPU does not meet: Netty
-     * pipelines move 1 to 2 MB/s through it (the conditional-writability test's 100 MiB takes over a minute), and
+     * pipelines moved 1.4 to 2.4 MB/s through it (the conditional-writability test's 100 MiB took 40 to 75 s), and
      * this one did not finish in time. {@code testGatheringWrite} runs the same gathering path with 1 MiB.
      */
     @Test
