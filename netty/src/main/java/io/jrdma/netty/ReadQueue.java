@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.UncheckedBooleanSupplier;
 
 import java.util.ArrayDeque;
 import java.util.function.UnaryOperator;
@@ -29,6 +30,8 @@ final class ReadQueue {
     private final Runnable onEnd;
     private final UnaryOperator<Object> beforeRead;
     private final ArrayDeque<Object> items = new ArrayDeque<>();
+    /** {@link #anyLeft()} for the allocator's handle, made once rather than per read. */
+    private final UncheckedBooleanSupplier moreLeft = this::anyLeft;
     /** The buffer a read handed over in part: what is left of it is read next. */
     private ByteBuf current;
     private RdmaIoHandler handler;
@@ -130,7 +133,7 @@ final class ReadQueue {
             handle.incMessagesRead(1);
             pipeline.fireChannelRead(next instanceof ByteBuf buffer ? piece(buffer, handle) : next);
         } while (anyLeft() && (handle instanceof RecvByteBufAllocator.ExtendedHandle extended
-                ? extended.continueReading(this::anyLeft) : handle.continueReading()));
+                ? extended.continueReading(moreLeft) : handle.continueReading()));
         handle.readComplete();
         pipeline.fireChannelReadComplete();
     }

@@ -8,17 +8,28 @@ import io.jrdma.netty.RdmaServerSocketChannel;
 import io.jrdma.netty.RdmaSocketChannel;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The transport's place in Netty's socket test suite, as its io_uring transport has one: the bootstraps the suite's
@@ -51,10 +62,60 @@ final class RdmaPermutation {
         for (EventLoopGroup group : List.of(serverGroup, clientGroup)) {
             group.forEach(loop -> loop.submit(() -> { }).syncUninterruptibly());
         }
+        warmUp();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             clientGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
             serverGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         }));
+    }
+
+    /**
+     * One echoed connection from each client loop, so that the first connection's class loading and compilation
+     * (seconds in an emulated guest) are paid here and not inside the first test's own time bound.
+     */
+    private static void warmUp() throws IOException {
+        Channel server = server().childHandler(new EchoHandler()).bind(newSocketAddress()).syncUninterruptibly()
+                .channel();
+        try {
+            for (EventExecutor loop : clientGroup) {
+                CompletableFuture<Void> echoed = new CompletableFuture<>();
+                Channel client = new Bootstrap().group((EventLoop) loop).channel(RdmaSocketChannel.class)
+                        .handler(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                ReferenceCountUtil.release(msg);
+                                echoed.complete(null);
+                            }
+
+                            @Override
+                            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                echoed.completeExceptionally(cause);
+                            }
+                        }).connect(server.localAddress()).syncUninterruptibly().channel();
+                try {
+                    client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}));
+                    echoed.get(60, TimeUnit.SECONDS);
+                } finally {
+                    client.close().syncUninterruptibly();
+                }
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("the warm-up connection over RDMA failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while warming up", e);
+        } finally {
+            server.close().syncUninterruptibly();
+        }
+    }
+
+    /** Writes back what it reads, on every connection of the warm-up's server. */
+    @ChannelHandler.Sharable
+    private static final class EchoHandler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
     }
 
     /** A server and a client over RDMA: the suite's one combination here. */
