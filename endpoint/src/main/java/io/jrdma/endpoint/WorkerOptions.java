@@ -22,7 +22,8 @@ import java.time.Duration;
  * @param keepalive    how long an endpoint may be idle before it checks its peer; {@link Duration#ZERO} never
  * @param ackTimeout   the ACK timeout exponent (1 to 31)
  * @param retryCount   transport retries before an operation fails (0 to 6; Soft-RoCE retries forever at 7)
- * @param spin         how long a worker {@link Worker#start started} on its own thread busy-polls before it blocks
+ * @param spin         how long a worker's thread ({@link Worker#start started}, or an event loop that drives it)
+ *                     busy-polls after its last work before it blocks
  * @param hugePages    whether the buffer pool takes its memory from 2 MiB huge pages
  * @param rendezvousMemory bytes of pooled buffers each endpoint's peer may hold at this side (16 MiB, the largest
  *                     message, to 1 TiB): its messages larger than {@code messageSize}, being written or not yet

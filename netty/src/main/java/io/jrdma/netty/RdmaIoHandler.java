@@ -24,9 +24,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Netty's I/O over RDMA: each event loop of a {@link io.netty.channel.MultiThreadIoEventLoopGroup} made with
  * {@link #newFactory} drives one endpoint {@link Worker} of its own on the loop's thread, which is the worker's
  * thread: completions, connection-manager events and the endpoints' callbacks all run there, between Netty's tasks.
- * When Netty lets the loop block, it blocks in the worker's wait (its completion channel, connection-manager channel,
- * eventfd and timer, in one epoll) for no longer than the loop's next scheduled task; another thread's task wakes it
- * through the worker's eventfd.
+ * When Netty lets the loop block and it has had no work for the options' {@link WorkerOptions#spin() spin} (it
+ * busy-polls that long, as a started worker does), it blocks in the worker's wait (its completion channel,
+ * connection-manager channel, eventfd and timer, in one epoll) for no longer than the loop's next scheduled task;
+ * another thread's task wakes it through the worker's eventfd. A spin longer than the gaps between a connection's
+ * messages keeps a latency-bound loop from ever paying a wake-up, at the cost of a busy core.
  *
  * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
  */
@@ -37,6 +39,9 @@ public final class RdmaIoHandler implements IoHandler {
     private final InetAddress address;
     private final WorkerOptions options;
     private final ThreadAwareExecutor executor;
+    private final long spinNanos;
+    /** When the loop last did work: it busy-polls until {@link #spinNanos} later before it may block. */
+    private long lastWork;
     /** Whether the loop's thread blocks or is about to: only then does another thread's wakeup write the eventfd. */
     private final AtomicBoolean blocking = new AtomicBoolean();
     private final List<RdmaRegistration> registrations = new ArrayList<>();
@@ -49,6 +54,8 @@ public final class RdmaIoHandler implements IoHandler {
         this.address = address;
         this.options = options;
         this.executor = executor;
+        this.spinNanos = options.spin().toNanos();
+        this.lastWork = System.nanoTime();
     }
 
     /**
@@ -97,12 +104,15 @@ public final class RdmaIoHandler implements IoHandler {
         Worker w = worker;
         int work = 0;
         try {
-            blocking.set(true);
-            // After the flag, so that a task added since Netty looked at its queue writes the eventfd.
-            if (readable.isEmpty() && context.canBlock()) {
-                work = w.await(Duration.ofNanos(Math.max(0, context.delayNanos(System.nanoTime()))));
+            long now = System.nanoTime();
+            if (now - lastWork >= spinNanos) {
+                blocking.set(true);
+                // After the flag, so that a task added since Netty looked at its queue writes the eventfd.
+                if (readable.isEmpty() && context.canBlock()) {
+                    work = w.await(Duration.ofNanos(Math.max(0, context.delayNanos(now))));
+                }
+                blocking.set(false);
             }
-            blocking.set(false);
             deliverReads();
             for (int i = 0; i < ROUNDS; i++) {
                 int n = w.progress();
@@ -111,6 +121,9 @@ public final class RdmaIoHandler implements IoHandler {
                 if (n == 0) {
                     break;
                 }
+            }
+            if (work > 0) {
+                lastWork = System.nanoTime();
             }
         } catch (RdmaException e) {
             // The completion queue or the worker's wait failed: nothing on this loop can make progress any more.
