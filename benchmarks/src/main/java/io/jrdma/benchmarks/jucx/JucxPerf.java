@@ -1,5 +1,6 @@
 package io.jrdma.benchmarks.jucx;
 
+import io.jrdma.benchmarks.PeerOptions;
 import io.jrdma.tool.perf.BandwidthStatistics;
 import io.jrdma.tool.perf.JitQuiet;
 import io.jrdma.tool.perf.LatencyStatistics;
@@ -19,7 +20,6 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -53,20 +53,15 @@ public final class JucxPerf {
     private static final long EXACT = -1L;
 
     private final boolean latency;
-    private final Map<Integer, Integer> sizes;
-    private final int warmup;
-    private final int depth;
+    private final PeerOptions options;
     private final UcpWorker worker;
     private final long buffer;
     /** Counts completions without a callback object per request. */
     private final Counter done = new Counter();
 
-    private JucxPerf(boolean latency, Map<Integer, Integer> sizes, int warmup, int depth, UcpWorker worker,
-                     long buffer) {
+    private JucxPerf(boolean latency, PeerOptions options, UcpWorker worker, long buffer) {
         this.latency = latency;
-        this.sizes = sizes;
-        this.warmup = warmup;
-        this.depth = depth;
+        this.options = options;
         this.worker = worker;
         this.buffer = buffer;
     }
@@ -84,57 +79,18 @@ public final class JucxPerf {
                     + "[--port N] [--sizes SIZE:ITERS,...] [--warmup N] [--depth N]");
         }
         boolean latency = args[0].equals("lat");
-        String bind = null;
-        String server = null;
-        int port = 18517;
-        String sizeList = "64:1000";
-        int warmup = 20_000;
-        int depth = latency ? 1 : 128;
-        for (int i = 1; i < args.length; i += 2) {
-            String value = args[i + 1];
-            switch (args[i]) {
-                case "--bind" -> bind = value;
-                case "--server" -> server = value;
-                case "--port" -> port = Integer.parseInt(value);
-                case "--sizes" -> sizeList = value;
-                case "--warmup" -> warmup = Integer.parseInt(value);
-                case "--depth" -> depth = Integer.parseInt(value);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
-        if ((bind == null) == (server == null)) {
-            throw new IllegalArgumentException("give --bind (server) or --server (client)");
-        }
-        Map<Integer, Integer> sizes = sizes(sizeList);
-        int largest = sizes.keySet().stream().mapToInt(Integer::intValue).max().orElseThrow();
+        PeerOptions options = PeerOptions.parse(args, 1, 18517, latency ? 1 : 128, Map.of());
+        int largest = options.sizes().keySet().stream().mapToInt(Integer::intValue).max().orElseThrow();
         try (UcpContext context = new UcpContext(new UcpParams().requestTagFeature());
              UcpWorker worker = context.newWorker(new UcpWorkerParams());
              UcpMemory memory = context.memoryMap(new UcpMemMapParams().allocate().setLength(largest))) {
-            JucxPerf perf = new JucxPerf(latency, sizes, warmup, depth, worker, memory.getAddress());
-            if (server != null) {
-                perf.client(new InetSocketAddress(server, port));
+            JucxPerf perf = new JucxPerf(latency, options, worker, memory.getAddress());
+            if (options.client()) {
+                perf.client(options.address());
             } else {
-                perf.server(new InetSocketAddress(bind, port));
+                perf.server(options.address());
             }
         }
-    }
-
-    /** {@code SIZE:ITERS,...}, in order. */
-    static Map<Integer, Integer> sizes(String list) {
-        Map<Integer, Integer> sizes = new LinkedHashMap<>();
-        for (String item : list.split(",")) {
-            String[] parts = item.split(":");
-            if (parts.length != 2) {
-                throw new IllegalArgumentException("--sizes takes SIZE:ITERS items, not '" + item + "'");
-            }
-            sizes.put(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
-        }
-        return sizes;
-    }
-
-    /** The warm-up of {@code size}: at most 64 MiB of messages, as jrdma perf limits its own. */
-    private int warmup(int size) {
-        return (int) Math.min(warmup, Math.max(1, (64L << 20) / size));
     }
 
     private void server(InetSocketAddress address) throws Exception {
@@ -147,9 +103,9 @@ public final class JucxPerf {
             }
             UcpEndpoint ep = worker.newEndpoint(new UcpEndpointParams().setConnectionRequest(request[0])
                     .setPeerErrorHandlingMode());
-            for (Map.Entry<Integer, Integer> e : sizes.entrySet()) {
+            for (Map.Entry<Integer, Integer> e : options.sizes().entrySet()) {
                 int size = e.getKey();
-                int w = warmup == 0 ? 0 : warmup(size);
+                int w = options.warmup() == 0 ? 0 : options.warmup(size);
                 if (latency) {
                     echo(ep, size, w);
                     echo(ep, size, e.getValue());
@@ -166,10 +122,10 @@ public final class JucxPerf {
         UcpEndpoint ep = worker.newEndpoint(new UcpEndpointParams().setSocketAddress(server)
                 .setPeerErrorHandlingMode());
         List<String> rows = new ArrayList<>();
-        for (Map.Entry<Integer, Integer> e : sizes.entrySet()) {
+        for (Map.Entry<Integer, Integer> e : options.sizes().entrySet()) {
             int size = e.getKey();
             int n = e.getValue();
-            int w = warmup == 0 ? 0 : warmup(size);
+            int w = options.warmup() == 0 ? 0 : options.warmup(size);
             String row;
             if (latency) {
                 pingPong(ep, size, w, null);
@@ -190,7 +146,8 @@ public final class JucxPerf {
         }
         close(ep);
         System.out.printf(Locale.ROOT, "{\"test\":\"jucx-%s\",\"api\":\"tagged messages\",\"depth\":%d,"
-                + "\"warmup\":%d,\"results\":[%s]}%n", latency ? "lat" : "rate", depth, warmup, String.join(",", rows));
+                + "\"warmup\":%d,\"results\":[%s]}%n", latency ? "lat" : "rate", options.depth(), options.warmup(),
+                String.join(",", rows));
     }
 
     private void pingPong(UcpEndpoint ep, int size, int n, long[] stamps) throws Exception {
@@ -226,7 +183,7 @@ public final class JucxPerf {
         UcpRequest ack = worker.recvTaggedNonBlocking(buffer, 8, ACK, EXACT, null);
         int posted = 0;
         while (done.count < n || !ack.isCompleted()) {
-            while (posted < n && posted - done.count < depth) {
+            while (posted < n && posted - done.count < options.depth()) {
                 ep.sendTaggedNonBlocking(buffer, size, DATA, done);
                 posted++;
             }
@@ -238,7 +195,7 @@ public final class JucxPerf {
         done.count = 0;
         int posted = 0;
         while (done.count < n) {
-            while (posted < n && posted - done.count < depth) {
+            while (posted < n && posted - done.count < options.depth()) {
                 worker.recvTaggedNonBlocking(buffer, size, DATA, EXACT, done);
                 posted++;
             }

@@ -2,6 +2,7 @@ package io.jrdma.benchmarks.report;
 
 import io.jrdma.benchmarks.report.Comparison.Side;
 
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,6 +63,19 @@ public final class BenchReport {
                 System.exit(2);
             }
             return new Directories(Path.of(args[0]), Path.of(args[1]));
+        }
+
+        /** The results' {@code env.txt}. */
+        Map<String, String> environment() throws IOException {
+            return BenchReport.environment(Files.readString(results.resolve("env.txt")));
+        }
+
+        /** Writes the page {@code NAME.md} and its picture {@code NAME.png} into the docs directory, and says so. */
+        void writePage(String script, String name, String markdown, BufferedImage picture) throws IOException {
+            Files.createDirectories(docs);
+            Files.writeString(docs.resolve(name + ".md"), markdown);
+            LinePanel.write(picture, docs.resolve(name + ".png"));
+            System.out.println(script + ": wrote " + docs.resolve(name + ".md") + " and .png");
         }
     }
 

@@ -1,17 +1,14 @@
 package io.jrdma.benchmarks.report;
 
-import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,13 +41,16 @@ public final class EndpointReport {
 
     private static final Pattern RUN = Pattern.compile("(c|perf|endpoint|jucx)_(lat|rate)_(\\d+|all)\\.(txt|json)");
     private static final Pattern UCX_INFO = Pattern.compile("UCX\\s+INFO\\s+(.*)");
+    private static final List<List<Impl>> RATIOS = List.of(List.of(Impl.ENDPOINT, Impl.C),
+            List.of(Impl.ENDPOINT, Impl.PERF), List.of(Impl.JUCX, Impl.C), List.of(Impl.JUCX, Impl.PERF));
+    private static final List<String> RATIO_HEADS = List.of("endpoint / C", "endpoint / perf", "JUCX / C",
+            "JUCX / perf");
 
-    /** Per kind ({@code lat}, {@code rate}), size and implementation, the measurements of every round. */
-    private final Map<String, Map<Integer, Map<Impl, List<Measurement>>>> runs = new TreeMap<>();
-    private final List<String> leftOut = new ArrayList<>();
+    private final SideBySide<Impl> runs;
     private final Set<String> ucxLog = new LinkedHashSet<>();
 
-    private EndpointReport() {
+    private EndpointReport(SideBySide<Impl> runs) {
+        this.runs = runs;
     }
 
     /**
@@ -61,42 +61,22 @@ public final class EndpointReport {
      */
     public static void main(String[] args) throws IOException {
         BenchReport.Directories dirs = BenchReport.Directories.of(args, "EndpointReport");
-        Map<String, String> env = BenchReport.environment(Files.readString(dirs.results().resolve("env.txt")));
         EndpointReport report = read(dirs.results());
-        Files.createDirectories(dirs.docs());
-        Files.writeString(dirs.docs().resolve("endpoint-performance.md"), report.markdown(env));
-        LinePanel.write(report.draw(), dirs.docs().resolve("endpoint-performance.png"));
-        System.out.println("bench-endpoint: wrote " + dirs.docs().resolve("endpoint-performance.md") + " and .png");
+        dirs.writePage("bench-endpoint", "endpoint-performance", report.markdown(dirs.environment()), report.draw());
     }
 
     /** Reads every run under {@code results}; a run without a result row is left out and named on the page. */
     static EndpointReport read(Path results) throws IOException {
-        EndpointReport report = new EndpointReport();
-        List<Path> files;
+        EndpointReport report = new EndpointReport(SideBySide.read(results, Impl.class, i -> i.label, RUN,
+                key -> Impl.valueOf(key.toUpperCase(Locale.ROOT)),
+                (impl, kind, size, text) -> impl == Impl.C ? Measurement.perftest(text)
+                        : Measurement.jrdmaJson(text)));
+        // UCX logs to stdout: the client's lines are in its result file, among its JSON; the server's in .server.
         try (Stream<Path> walk = Files.walk(results)) {
-            files = walk.filter(Files::isRegularFile).sorted().toList();
-        }
-        for (Path f : files) {
-            String name = f.getFileName().toString();
-            // UCX logs to stdout: the client's lines are in its result file, among its JSON.
-            if (name.startsWith("jucx_")) {
-                report.ucxLog(Files.readString(f));
-            }
-            Matcher m = RUN.matcher(name);
-            if (!m.matches()) {
-                continue;
-            }
-            Impl impl = Impl.valueOf(m.group(1).toUpperCase(Locale.ROOT));
-            String text = Files.readString(f);
-            try {
-                List<Measurement> rows = impl == Impl.C ? Measurement.perftest(text) : Measurement.jrdmaJson(text);
-                for (Measurement r : rows) {
-                    report.runs.computeIfAbsent(m.group(2), k -> new TreeMap<>())
-                            .computeIfAbsent(r.size(), k -> new TreeMap<>())
-                            .computeIfAbsent(impl, k -> new ArrayList<>()).add(r);
+            for (Path f : walk.filter(Files::isRegularFile).sorted().toList()) {
+                if (f.getFileName().toString().startsWith("jucx_")) {
+                    report.ucxLog(Files.readString(f));
                 }
-            } catch (IllegalArgumentException e) {
-                report.leftOut.add(results.relativize(f).toString());
             }
         }
         return report;
@@ -114,9 +94,7 @@ public final class EndpointReport {
 
     /** The median over rounds of {@code metric}, NaN where there is no run. */
     double median(String kind, int size, Impl impl, ToDoubleFunction<Measurement> metric) {
-        List<Measurement> rows = runs.getOrDefault(kind, Map.of()).getOrDefault(size, Map.of())
-                .getOrDefault(impl, List.of());
-        return rows.isEmpty() ? Double.NaN : Comparison.median(rows.stream().mapToDouble(metric).toArray());
+        return runs.median(kind, size, impl, metric);
     }
 
     /** The page. */
@@ -148,12 +126,15 @@ public final class EndpointReport {
                         + "is the four under the same conditions.\n\n");
         md.append("## Setup\n\n| | |\n|---|---|\n");
         env.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v.replace("|", "\\|")).append(" |\n"));
-        if (!leftOut.isEmpty()) {
-            md.append("| left out (no result) | ").append(String.join(", ", leftOut)).append(" |\n");
+        if (!runs.leftOut().isEmpty()) {
+            md.append("| left out (no result) | ").append(String.join(", ", runs.leftOut())).append(" |\n");
         }
-        latencyTable(md, "Least latency", Measurement::minMicros);
-        latencyTable(md, "Typical latency", Measurement::typicalMicros);
-        rateTable(md);
+        List<Impl> all = List.of(Impl.values());
+        runs.table(md, "Least latency, µs one way", "lat", Measurement::minMicros, "%.2f", all, RATIOS, RATIO_HEADS);
+        runs.table(md, "Typical latency, µs one way", "lat", Measurement::typicalMicros, "%.2f", all, RATIOS,
+                RATIO_HEADS);
+        runs.table(md, "Message rate, millions of messages a second", "rate", Measurement::mpps, "%.4f", all, RATIOS,
+                RATIO_HEADS);
         md.append("\n![Least latency and message rate by size](endpoint-performance.png)\n");
         md.append("\n## What UCX chose\n\n");
         if (ucxLog.isEmpty()) {
@@ -166,68 +147,16 @@ public final class EndpointReport {
         return md.toString();
     }
 
-    private void latencyTable(StringBuilder md, String title, ToDoubleFunction<Measurement> metric) {
-        md.append("\n## ").append(title).append(", µs one way\n\n| Size");
-        for (Impl i : Impl.values()) {
-            md.append(" | ").append(i.label);
-        }
-        md.append(" | endpoint / C | endpoint / perf | JUCX / C | JUCX / perf |\n|---:")
-                .append("|---:".repeat(Impl.values().length + 4)).append("|\n");
-        rows(md, "lat", metric, "%.2f");
-    }
-
-    private void rateTable(StringBuilder md) {
-        md.append("\n## Message rate, millions of messages a second\n\n| Size");
-        for (Impl i : Impl.values()) {
-            md.append(" | ").append(i.label);
-        }
-        md.append(" | endpoint / C | endpoint / perf | JUCX / C | JUCX / perf |\n|---:")
-                .append("|---:".repeat(Impl.values().length + 4)).append("|\n");
-        rows(md, "rate", Measurement::mpps, "%.4f");
-    }
-
-    private void rows(StringBuilder md, String kind, ToDoubleFunction<Measurement> metric, String format) {
-        for (int size : runs.getOrDefault(kind, Map.of()).keySet()) {
-            md.append("| ").append(PerformanceReport.size(size));
-            for (Impl i : Impl.values()) {
-                md.append(" | ").append(cell(median(kind, size, i, metric), format));
-            }
-            for (Impl i : List.of(Impl.ENDPOINT, Impl.JUCX)) {
-                for (Impl floor : List.of(Impl.C, Impl.PERF)) {
-                    md.append(" | ").append(cell(median(kind, size, i, metric) / median(kind, size, floor, metric),
-                            "%.2f"));
-                }
-            }
-            md.append(" |\n");
-        }
-    }
-
-    private static String cell(double v, String format) {
-        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, format, v);
-    }
-
     /** Least latency by size on the left, message rate by size on the right, one colour per implementation. */
     BufferedImage draw() {
         int w = 560;
         int h = 440;
         return LinePanel.picture(2 * w, h, g -> {
-            panel(g, new LinePanel(w, h, "message size"), 0, "Least latency, one way (µs)", "lat",
-                    Measurement::minMicros, false);
-            panel(g, new LinePanel(w, h, "message size"), w, "Message rate (Mpps, log scale)", "rate",
-                    Measurement::mpps, true);
+            List<Impl> dashed = List.of(Impl.PERF, Impl.JUCX);
+            runs.panel(g, new LinePanel(w, h, "message size"), 0, "Least latency, one way (µs)", "lat",
+                    Measurement::minMicros, false, dashed);
+            runs.panel(g, new LinePanel(w, h, "message size"), w, "Message rate (Mpps, log scale)", "rate",
+                    Measurement::mpps, true, dashed);
         });
-    }
-
-    private void panel(Graphics2D g, LinePanel panel, int x0, String title, String kind,
-                       ToDoubleFunction<Measurement> metric, boolean logY) {
-        List<LinePanel.Series> series = new ArrayList<>();
-        List<Integer> sizes = List.copyOf(runs.getOrDefault(kind, Map.of()).keySet());
-        for (Impl i : Impl.values()) {
-            List<Integer> measured = sizes.stream().filter(s -> !Double.isNaN(median(kind, s, i, metric))).toList();
-            series.add(new LinePanel.Series(i.label, LinePanel.COLORS[i.ordinal() % LinePanel.COLORS.length],
-                    i == Impl.PERF || i == Impl.JUCX, measured.stream().mapToDouble(Integer::doubleValue).toArray(),
-                    measured.stream().mapToDouble(s -> median(kind, s, i, metric)).toArray()));
-        }
-        panel.draw(g, x0, title, series, logY);
     }
 }

@@ -90,6 +90,16 @@ public record Measurement(int size, double typicalMicros, double minMicros, doub
     }
 
     /**
+     * rstream's result line in {@code text} as a bandwidth row of {@code size}-byte transfers: its {@code Gb/sec}
+     * (bytes both ways over the timed loop) in MB/s; no message rate (NaN).
+     *
+     * @throws IllegalArgumentException when there is no result line
+     */
+    public static Measurement rstreamBandwidth(String text, int size) {
+        return bandwidth(size, Double.parseDouble(rstreamResult(text)[6]) * 1e9 / 8 / (1 << 20), Double.NaN);
+    }
+
+    /**
      * How long rstream's timed loop took, in seconds: the time column of its result line ({@code 4.80s}).
      *
      * @throws IllegalArgumentException when there is no result line

@@ -1,0 +1,201 @@
+package io.jrdma.benchmarks.netty;
+
+import io.jrdma.benchmarks.PeerOptions;
+import io.jrdma.tool.perf.BandwidthStatistics;
+import io.jrdma.tool.perf.JitQuiet;
+import io.jrdma.tool.perf.LatencyStatistics;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Netty side of {@code scripts/bench-netty}: one Netty application, three tests, run over any of the four
+ * {@link PerfTransport transports} with nothing changed but the event loop's handler factory and the channel
+ * classes, as a Netty user switches transports. Each side runs one event loop (the server's accepted channel on its
+ * listener's loop); the client measures in its pipeline, on the loop's thread.
+ *
+ * <ul>
+ *   <li>{@code lat}: an echo ping-pong: the client writes SIZE bytes and waits for SIZE bytes back; one-way latency
+ *       is half the round trip, with {@code jrdma perf}'s statistics.</li>
+ *   <li>{@code rate}: a pipelined echo: the client keeps {@code --depth} messages of SIZE bytes out and writes
+ *       another for each one back; messages a second over the whole run.</li>
+ *   <li>{@code stream}: the client writes ITERS messages of SIZE bytes as its channel's writability allows, the
+ *       server counts them and answers the last byte with one byte, which ends the client's clock.</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * java -cp CLASSPATH io.jrdma.benchmarks.netty.NettyPerf lat --transport rdma --bind 10.0.2.15 --port 18800 \
+ *     --sizes 64:20000                                                                                   # server
+ * java -cp CLASSPATH io.jrdma.benchmarks.netty.NettyPerf lat --transport rdma --server 10.0.2.15 --port 18800 \
+ *     --sizes 64:20000                                                                                   # client
+ * }</pre>
+ *
+ * <p>Both sides take the same arguments but {@code --bind}/{@code --server}; the client prints one JSON document
+ * with the fields of {@code jrdma perf --json}.
+ */
+public final class NettyPerf {
+    private NettyPerf() {
+    }
+
+    /** The three tests. */
+    enum Kind {
+        LAT, RATE, STREAM
+    }
+
+    /** A run's arguments, the same on both sides but the address. */
+    record Plan(Kind kind, PerfTransport transport, PeerOptions options) {
+    }
+
+    /**
+     * Runs one side.
+     *
+     * @param args {@code lat|rate|stream --transport rdma|nio-rdma|nio|epoll (--bind ADDRESS | --server ADDRESS)
+     *             [--port N] [--sizes SIZE:ITERS,...] [--warmup N] [--depth N]}
+     * @throws Exception when the transport fails or the arguments are wrong
+     */
+    public static void main(String[] args) throws Exception {
+        Kind kind = args.length < 1 ? null : switch (args[0]) {
+            case "lat" -> Kind.LAT;
+            case "rate" -> Kind.RATE;
+            case "stream" -> Kind.STREAM;
+            default -> null;
+        };
+        if (kind == null) {
+            throw new IllegalArgumentException("usage: NettyPerf lat|rate|stream --transport rdma|nio-rdma|nio|epoll "
+                    + "(--bind ADDRESS | --server ADDRESS) [--port N] [--sizes SIZE:ITERS,...] [--warmup N] "
+                    + "[--depth N]");
+        }
+        PerfTransport[] transport = new PerfTransport[1];
+        PeerOptions options = PeerOptions.parse(args, 1, 18800, kind == Kind.RATE ? 128 : 1,
+                Map.of("--transport", value -> transport[0] = PerfTransport.of(value)));
+        if (transport[0] == null) {
+            throw new IllegalArgumentException("give --transport");
+        }
+        Plan plan = new Plan(kind, transport[0], options);
+        InetSocketAddress address = options.address();
+        PerfTransport.Side side = plan.transport().side(address, !options.client());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("netty-perf"),
+                side.handlers());
+        try {
+            if (options.client()) {
+                client(plan, side, group, address);
+            } else {
+                server(plan, side, group, address);
+            }
+        } finally {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /** Serves one connection, then ends. */
+    private static void server(Plan plan, PerfTransport.Side side, EventLoopGroup group, InetSocketAddress address)
+            throws Exception {
+        CompletableFuture<Void> served = new CompletableFuture<>();
+        Channel listener = new ServerBootstrap().group(group).channelFactory(side.servers())
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.closeFuture().addListener(f -> served.complete(null));
+                        ch.pipeline().addLast(plan.kind() == Kind.STREAM ? new Sink(plan) : new Echo());
+                    }
+                }).bind(address).sync().channel();
+        System.err.println("netty-perf: " + plan.transport().key + " listening on " + listener.localAddress());
+        try {
+            served.get();
+        } finally {
+            listener.close().sync();
+        }
+    }
+
+    private static void client(Plan plan, PerfTransport.Side side, EventLoopGroup group, InetSocketAddress address)
+            throws Exception {
+        Driver driver = new Driver(plan);
+        Channel channel = new Bootstrap().group(group).channelFactory(side.clients())
+                .option(ChannelOption.TCP_NODELAY, true).handler(driver).connect(address).sync().channel();
+        List<String> rows = new ArrayList<>();
+        PeerOptions options = plan.options();
+        for (Map.Entry<Integer, Integer> e : options.sizes().entrySet()) {
+            int size = e.getKey();
+            int n = e.getValue();
+            int w = options.warmup() == 0 ? 0 : options.warmup(size);
+            if (w > 0) {
+                driver.run(channel, size, w, null);
+            }
+            JitQuiet.await();
+            long[] stamps = plan.kind() == Kind.LAT ? new long[n] : null;
+            long nanos = driver.run(channel, size, n, stamps);
+            String row = plan.kind() == Kind.LAT ? LatencyStatistics.ofStamps(stamps, n, 2).jsonFields()
+                    : BandwidthStatistics.ofTotal((long) size * n, n, nanos, 0).jsonFields(false);
+            rows.add(String.format(Locale.ROOT, "{\"bytes\":%d,\"iterations\":%d,\"warmup_iterations\":%d%s}",
+                    size, n, w, row));
+        }
+        channel.close().sync();
+        System.out.printf(Locale.ROOT, "{\"test\":\"netty-%s-%s\",\"transport\":\"%s\",\"depth\":%d,\"warmup\":%d,"
+                        + "\"results\":[%s]}%n", plan.transport().key, plan.kind().name().toLowerCase(Locale.ROOT),
+                plan.transport().key, options.depth(), options.warmup(), String.join(",", rows));
+    }
+
+    /** The server of {@code lat} and {@code rate}: every buffer back as it came, flushed once a read is done. */
+    private static final class Echo extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.write(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+    }
+
+    /**
+     * The server of {@code stream}: counts the bytes of each run the client makes (the same plan, so the same
+     * warm-ups and sizes), and answers the last byte of each with one byte.
+     */
+    private static final class Sink extends ChannelInboundHandlerAdapter {
+        private final long[] runs;
+        private int run;
+        private long received;
+
+        Sink(Plan plan) {
+            List<Long> totals = new ArrayList<>();
+            PeerOptions options = plan.options();
+            options.sizes().forEach((size, n) -> {
+                if (options.warmup() > 0) {
+                    totals.add((long) size * options.warmup(size));
+                }
+                totals.add((long) size * n);
+            });
+            runs = totals.stream().mapToLong(Long::longValue).toArray();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf buffer = (ByteBuf) msg;
+            received += buffer.readableBytes();
+            buffer.release();
+            while (run < runs.length && received >= runs[run]) {
+                received -= runs[run++];
+                ctx.writeAndFlush(ctx.alloc().buffer(1).writeByte(run));
+            }
+        }
+    }
+}

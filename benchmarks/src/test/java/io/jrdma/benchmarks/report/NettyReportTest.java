@@ -1,0 +1,73 @@
+package io.jrdma.benchmarks.report;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class NettyReportTest {
+    private static final String RSTREAM = """
+            name      bytes   xfers   iters   total       time     Gb/sec    usec/xfer
+            custom    %s      %d      %d      1.2m        1.00s      %s       %s
+            """;
+
+    private static String lat(double min, double typical) {
+        return String.format(Locale.ROOT, "{\"test\":\"x\",\"results\":[{\"bytes\":64,\"iterations\":2000,"
+                + "\"t_min_usec\":%.3f,\"t_typical_usec\":%.3f}]}", min, typical);
+    }
+
+    private static String bandwidth(int size, double mb, double mpps) {
+        return String.format(Locale.ROOT, "{\"test\":\"x\",\"results\":[{\"bytes\":%d,\"iterations\":5000,"
+                + "\"bw_average_mb_per_sec\":%.6f,\"msg_rate_mpps\":%.6f}]}", size, mb, mpps);
+    }
+
+    /** Three rounds of each implementation, the middle round the median of each. */
+    private static Path results(Path dir) throws IOException {
+        Files.writeString(dir.resolve("env.txt"), "rounds=3\n");
+        for (int r = 1; r <= 3; r++) {
+            Path round = Files.createDirectories(dir.resolve("round-" + r));
+            double k = r == 2 ? 1 : r == 1 ? 0.5 : 2;
+            Files.writeString(round.resolve("rstream_lat_64.txt"), RSTREAM.formatted("64", 1, 2000, "0.01",
+                    String.format(Locale.ROOT, "%.2f", 16 * k)));
+            // 0.8388608 Gb/s is 100 MB/s (2^20 bytes).
+            Files.writeString(round.resolve("rstream_stream_1048576.txt"), RSTREAM.formatted("1m", 256, 1,
+                    String.format(Locale.ROOT, "%.7f", 0.8388608 * k), "9.99"));
+            Files.writeString(round.resolve("perf_lat_all.json"), lat(10 * k, 12 * k));
+            Files.writeString(round.resolve("rdma_lat_all.json"), lat(12 * k, 15 * k));
+            Files.writeString(round.resolve("nio-rdma_lat_all.json"), lat(30 * k, 40 * k));
+            Files.writeString(round.resolve("nio_lat_all.json"), lat(20 * k, 25 * k));
+            Files.writeString(round.resolve("epoll_lat_all.json"), lat(18 * k, 22 * k));
+            Files.writeString(round.resolve("rdma_rate_all.json"), bandwidth(64, 30 * k, 0.5 * k));
+            Files.writeString(round.resolve("nio-rdma_rate_all.json"), bandwidth(64, 12 * k, 0.2 * k));
+            Files.writeString(round.resolve("rdma_stream_all.json"), bandwidth(1 << 20, 80 * k, 80e-6 * k));
+            Files.writeString(round.resolve("nio-rdma_stream_all.json"), bandwidth(1 << 20, 40 * k, 40e-6 * k));
+        }
+        Files.writeString(dir.resolve("round-3/epoll_lat_all.json"), "Exception in thread \"main\"");
+        return dir;
+    }
+
+    @Test
+    void eachCellIsTheMedianOverRoundsWithTheTargetsRatiosAndThePictureHasBothPanels(@TempDir Path dir) throws IOException {
+        NettyReport report = NettyReport.read(results(dir));
+        assertEquals(12, report.median("lat", 64, NettyReport.Impl.RDMA, Measurement::minMicros), 1e-9);
+        assertEquals(16, report.median("lat", 64, NettyReport.Impl.RSTREAM, Measurement::typicalMicros), 1e-9);
+        assertEquals(100, report.median("stream", 1 << 20, NettyReport.Impl.RSTREAM, Measurement::mbPerSecond),
+                1e-3);
+        String md = report.markdown(Map.of("rounds", "3"));
+        // Least latency: perf, jrdma-netty, NIO over jrdma-nio, NIO, epoll (two rounds: the mean of 9 and 18).
+        assertTrue(md.contains("| 64 B | 10.00 | 12.00 | 30.00 | 20.00 | 13.50 | 1.20 | 0.40 |"), md);
+        assertTrue(md.contains("| 64 B | 0.5000 | 0.2000 | - | - | 2.50 |"), md);
+        assertTrue(md.contains("| 1 MiB | 100.0 | 80.0 | 40.0 | - | - | 2.00 | 0.80 |"), md);
+        assertTrue(md.contains("| left out (no result) | round-3/epoll_lat_all.json |"), md);
+        BufferedImage picture = report.draw();
+        assertEquals(2 * 560, picture.getWidth(), "latency and message rate side by side");
+    }
+}
