@@ -41,8 +41,16 @@ enum PerfTransport {
     /** Netty's epoll transport over the kernel's TCP. */
     EPOLL("epoll");
 
-    /** jrdma-netty's options: the defaults, busy-polling through every pause of a run. */
-    private static final WorkerOptions RDMA_OPTIONS = WorkerOptions.defaults().withSpin(Duration.ofSeconds(10));
+    /**
+     * jrdma-netty's options: the defaults, busy-polling through every pause of a run, with the message size of the
+     * system property {@code jrdma.bench.messageSize} if set (a larger receive buffer per message, fewer credits).
+     */
+    private static final WorkerOptions RDMA_OPTIONS = messageSize(WorkerOptions.defaults()
+            .withSpin(Duration.ofSeconds(10)), Integer.getInteger("jrdma.bench.messageSize", 0));
+
+    private static WorkerOptions messageSize(WorkerOptions options, int bytes) {
+        return bytes == 0 ? options : options.withMessageSize(bytes).withCredits(32, 8);
+    }
 
     final String key;
 
