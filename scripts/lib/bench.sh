@@ -129,6 +129,27 @@ rstream_commands() {
   rstream_server+=(-b "$server_ip")
 }
 
+# bench_pair NAME WHAT OUT SERVER-COMMAND... -- CLIENT-COMMAND...: runs the server pinned to $server_cpu (output to
+# OUT.server), waits for it to listen on $port (a TCP socket or an RDMA CM id), then the client pinned to
+# $client_cpu (stdout to OUT, stderr to OUT.err), each for at most 900 s; a failure is told on stderr as NAME: WHAT.
+bench_pair() {
+  local name=$1 what=$2 out=$3 limit=900
+  shift 3
+  local -a server=() client=()
+  while [ "$1" != -- ]; do server+=("$1"); shift; done
+  shift
+  client=("$@")
+  timeout "$limit" taskset -c "$server_cpu" "${server[@]}" >"$out.server" 2>&1 &
+  local spid=$!
+  if await_any_listener "$port"; then
+    timeout "$limit" taskset -c "$client_cpu" "${client[@]}" >"$out" 2>"$out.err" \
+      || echo "$name: $what failed (exit $?)" >&2
+  else
+    echo "$name: $what: the server did not listen" >&2
+  fi
+  wait "$spid" || echo "$name: $what: the server failed" >&2
+}
+
 # bench_order LIST ROUND: who takes turns in what order in round ROUND (from 1): LIST moved on by one place a round,
 # so that no one always runs after the same other.
 bench_order() {

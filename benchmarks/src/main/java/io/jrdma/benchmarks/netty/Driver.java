@@ -46,8 +46,6 @@ final class Driver extends ChannelInboundHandlerAdapter {
     long run(Channel channel, int size, int n, long[] stamps) throws Exception {
         CompletableFuture<Long> run = new CompletableFuture<>();
         channel.eventLoop().execute(() -> start(size, n, stamps, run));
-        channel.closeFuture().addListener(f -> run.completeExceptionally(new IllegalStateException(
-                "the connection closed after " + echoed + " of " + n + " messages")));
         return run.get(30, TimeUnit.MINUTES);
     }
 
@@ -66,6 +64,10 @@ final class Driver extends ChannelInboundHandlerAdapter {
         echoed = 0;
         partial = 0;
         done = run;
+        if (!ctx.channel().isActive()) {
+            channelInactive(ctx);
+            return;
+        }
         start = System.nanoTime();
         switch (plan.kind()) {
             case LAT -> {
@@ -135,6 +137,14 @@ final class Driver extends ChannelInboundHandlerAdapter {
         if (plan.kind() == Kind.STREAM && done != null && !done.isDone()) {
             stream();
             ctx.flush();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext context) {
+        if (done != null) {
+            done.completeExceptionally(new IllegalStateException("the connection closed after " + echoed + " of " + n
+                    + " messages"));
         }
     }
 
