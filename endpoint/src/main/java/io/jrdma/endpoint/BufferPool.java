@@ -22,6 +22,8 @@ import java.util.List;
 public final class BufferPool {
     static final int MIN_SHIFT = 6;
     static final int MAX_SHIFT = 24;
+    /** The largest buffer a pool gives: 16 MiB. */
+    public static final int MAX_BUFFER = 1 << MAX_SHIFT;
     private static final long MIN_CHUNK = 256 << 10;
     private static final long HUGE_PAGE = 2 << 20;
 
@@ -55,7 +57,7 @@ public final class BufferPool {
      * @throws RdmaException            if registering a new chunk fails (e.g. the locked-memory limit)
      */
     public Buffer allocate(int size) throws RdmaException {
-        if (size < 1 || size > 1 << MAX_SHIFT) {
+        if (size < 1 || size > MAX_BUFFER) {
             throw new IllegalArgumentException("a pooled buffer is 1 B to 16 MiB, not " + size);
         }
         int index = Math.max(MIN_SHIFT, 32 - Integer.numberOfLeadingZeros(size - 1)) - MIN_SHIFT;

@@ -93,6 +93,7 @@ public final class RdmaIoHandler implements IoHandler {
     public void initialize() {
         try {
             worker = Worker.open(address, options);
+            RdmaByteBufAllocator.enter(worker.buffers());
         } catch (IOException e) {
             openFailure = e;
             throw new ChannelException("no RDMA worker on " + address.getHostAddress(), e);
@@ -153,6 +154,7 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public void destroy() {
+        RdmaByteBufAllocator.leave();
         Worker w = worker;
         if (w != null) {
             try {

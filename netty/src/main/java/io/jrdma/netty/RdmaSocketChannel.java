@@ -1,9 +1,11 @@
 package io.jrdma.netty;
 
 import io.jrdma.endpoint.Buffer;
+import io.jrdma.endpoint.BufferPool;
 import io.jrdma.endpoint.Endpoint;
 import io.jrdma.endpoint.EndpointHandler;
 import io.jrdma.endpoint.ReceivedMessage;
+import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.RdmaException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.AbstractChannel;
@@ -37,9 +39,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link io.netty.channel.MultiThreadIoEventLoopGroup} of {@link RdmaIoHandler}s, in place of
  * {@code NioSocketChannel} or {@code EpollSocketChannel}. It connects by address through the connection manager;
  * each received message is read as a {@link ByteBuf} over the receive buffer, with no copy, whose release gives the
- * peer its credit back; each flush copies the written bytes into messages of the worker's registered buffer pool,
- * each at most the worker's {@link io.jrdma.endpoint.WorkerOptions#messageSize()} (give both sides the same
- * options), so every message takes one of the peer's credits until the peer's application releases it. When the
+ * peer its credit back. A flush sends the written bytes as messages of at most the worker's
+ * {@link io.jrdma.endpoint.WorkerOptions#messageSize()} (give both sides the same options): buffers of the
+ * channel's {@link RdmaByteBufAllocator} taken on its loop from where they lie, other bytes copied into the
+ * worker's registered buffer pool. Every message takes one of the peer's credits until the peer's application
+ * releases it. When the
  * peer has no credit left, the rest waits in the channel's outbound buffer, so the channel's writability follows the
  * peer's credits through its write-buffer watermarks: a slow reader slows down its own writer only.
  *
@@ -56,7 +60,15 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private static final Duration NO_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
     /** The immediate value of the message of no bytes that ends a stream (the endpoints need one on such a message). */
     private static final int END_OF_STREAM = 0;
+    /**
+     * The fewest bytes of a registered buffer that are sent from where they lie: below it a copy costs less than
+     * a message of their own (a credit, a work request, a completion), and gathers them with the writes around them.
+     */
+    static final int ZERO_COPY_MIN = 1024;
 
+    private final Gather gather = new Gather();
+    /** Bytes sent from registered buffers in place; read on the loop. */
+    private long sentInPlace;
     private final RdmaSocketChannelConfig config = new RdmaSocketChannelConfig(this);
     private final ReadQueue reads = new ReadQueue(this, this::endOfInput, this::toRead);
     private final LoopBinding binding = new LoopBinding();
@@ -240,7 +252,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         if (!active) {
             throw new NotYetConnectedException();
         }
-        Buffer none = binding.handler().worker().buffers().allocate(1);
+        Buffer none = pool().allocate(1);
         try {
             endpoint.sendWithImmediate(none.region(), none.offset(), 0, END_OF_STREAM)
                     .whenComplete((n, failure) -> none.close());
@@ -350,37 +362,126 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * Gathers the flushed buffers into messages of at most the worker's message size, each copied into a pooled
-     * buffer and posted; stops at the first the endpoint refuses, leaving the rest for {@code onWritable}. A write's
-     * promise completes once its bytes are posted.
+     * Posts the flushed buffers as messages of at most the worker's message size: a buffer of this loop's
+     * {@link RdmaByteBufAllocator} of at least {@link #ZERO_COPY_MIN} bytes is sent from where it lies, holding a
+     * reference until the send completes; the others are gathered and copied into pooled buffers, so that small
+     * writes share a message. Stops at the first message the endpoint refuses, leaving the rest for
+     * {@code onWritable}. A write's promise completes once its bytes are posted.
      */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
         int max = binding.handler().messageSize();
         while (!writeRefused && !in.isEmpty()) {
-            ByteBuffer[] buffers = in.nioBuffers(1024, max);
-            int count = in.nioBufferCount();
-            int length = (int) Math.min(in.nioBufferSize(), max);
-            if (length == 0) {
+            ByteBuf first = (ByteBuf) in.current();
+            if (!first.isReadable()) {
                 in.remove();   // an empty buffer
                 continue;
             }
-            Buffer message = binding.handler().worker().buffers().allocate(length);
-            long copied = 0;
-            for (int i = 0; i < count && copied < length; i++) {
-                MemorySegment src = MemorySegment.ofBuffer(buffers[i]);
-                long n = Math.min(src.byteSize(), length - copied);
-                MemorySegment.copy(src, 0, message.segment(), copied, n);
-                copied += n;
-            }
-            if (!post(message, length)) {
-                message.close();
-                writeRefused = true;
-                return;
+            ByteBuffer[] buffers = in.nioBuffers(1024, max);
+            int count = in.nioBufferCount();
+            Buffer registered = registered(first, buffers[0]);
+            int length;
+            if (registered != null) {
+                length = Math.min(buffers[0].remaining(), max);
+                if (!postInPlace(first, registered, buffers[0], length)) {
+                    return;
+                }
+            } else {
+                gather.bytes = 0;
+                gather.max = max;
+                in.forEachFlushedMessage(gather);
+                length = (int) Math.min(Math.min(in.nioBufferSize(), gather.bytes), max);
+                if (!postCopy(buffers, count, length)) {
+                    return;
+                }
             }
             consumed(buffers, count, length);
             in.removeBytes(length);
         }
+    }
+
+    /** {@return the bytes this channel sent from where they lay, with no copy} For the tests. */
+    long bytesSentInPlace() {
+        return sentInPlace;
+    }
+
+    /**
+     * The pooled buffer {@code view} (the NIO view of what is left of {@code buffer}) lies in, if the buffer is
+     * to be sent in place ({@link #inPlace}); else null.
+     */
+    private Buffer registered(ByteBuf buffer, ByteBuffer view) {
+        return inPlace(buffer) ? RegisteredByteBuf.of(buffer).registeredIn(pool(), view) : null;
+    }
+
+    /** Whether {@code buffer} is this loop's registered memory, with enough left to be worth a message of its own. */
+    private boolean inPlace(ByteBuf buffer) {
+        if (buffer.readableBytes() < ZERO_COPY_MIN || buffer.nioBufferCount() != 1) {
+            return false;
+        }
+        RegisteredByteBuf r = RegisteredByteBuf.of(buffer);
+        return r != null && r.isIn(pool());
+    }
+
+    private BufferPool pool() {
+        return binding.handler().worker().buffers();
+    }
+
+    /**
+     * Counts the flushed bytes to copy into one message: up to the message size, and not into a buffer after the
+     * first that goes in place, so that it is sent whole from where it lies.
+     */
+    private final class Gather implements ChannelOutboundBuffer.MessageProcessor {
+        long bytes;
+        int max;
+
+        @Override
+        public boolean processMessage(Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            if (bytes > 0 && inPlace(b)) {
+                return false;
+            }
+            bytes += b.readableBytes();
+            return bytes < max;
+        }
+    }
+
+    /** Posts {@code length} bytes of {@code buffer} from its pooled memory; whether the endpoint took them. */
+    private boolean postInPlace(ByteBuf buffer, Buffer pooled, ByteBuffer view, int length) throws Exception {
+        long offset = pooled.offset() + MemorySegment.ofBuffer(view).address() - pooled.segment().address();
+        buffer.retain();
+        boolean posted = false;
+        try {
+            posted = post(pooled.region(), offset, length, buffer);
+            if (posted) {
+                sentInPlace += length;
+            }
+        } finally {
+            if (!posted) {
+                buffer.release();
+            }
+        }
+        return posted;
+    }
+
+    /** Copies {@code length} bytes of the gathered views into a pooled buffer and posts it. */
+    private boolean postCopy(ByteBuffer[] buffers, int count, int length) throws Exception {
+        Buffer message = pool().allocate(length);
+        long copied = 0;
+        for (int i = 0; i < count && copied < length; i++) {
+            MemorySegment src = MemorySegment.ofBuffer(buffers[i]);
+            long n = Math.min(src.byteSize(), length - copied);
+            MemorySegment.copy(src, 0, message.segment(), copied, n);
+            copied += n;
+        }
+        boolean posted = false;
+        try {
+            posted = post(message.region(), message.offset(), length, message);
+        } finally {
+            if (!posted) {
+                message.close();
+            }
+        }
+        return posted;
     }
 
     /**
@@ -395,16 +496,23 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
     }
 
-    /** Posts one message; whether the endpoint took it. */
-    private boolean post(Buffer message, int length) throws RdmaException, ClosedChannelException {
+    /**
+     * Posts one message; whether the endpoint took it (if not, the channel stops writing until {@code onWritable}).
+     * Once taken, {@code memory} (a pooled {@link Buffer} or a retained {@link ByteBuf}) is let go when the send
+     * completes; if not, the caller lets it go.
+     */
+    private boolean post(MemoryRegion region, long offset, int length, Object memory) throws RdmaException,
+            ClosedChannelException {
         try {
             if (endpoint.isOpen()) {
-                return endpoint.trySend(message.region(), message.offset(), length, SendCompletion.INSTANCE, message);
+                boolean taken = endpoint.trySend(region, offset, length, SendCompletion.INSTANCE, memory);
+                writeRefused = !taken;
+                return taken;
             }
             // An accepted endpoint before the peer's confirmation (which the endpoint does not announce): this
             // message waits in its backlog, the rest in the outbound buffer until this one went.
-            endpoint.send(message.region(), message.offset(), length).whenComplete((n, failure) -> {
-                message.close();
+            endpoint.send(region, offset, length).whenComplete((n, failure) -> {
+                SendCompletion.INSTANCE.completed(0, memory);
                 if (failure == null && open) {
                     ((RdmaUnsafe) unsafe()).resumeWrites();
                 }
@@ -412,11 +520,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             writeRefused = true;
             return true;
         } catch (IllegalStateException closing) {
-            message.close();
             throw new ClosedChannelException();
-        } catch (RdmaException | RuntimeException e) {
-            message.close();
-            throw e;
         }
     }
 

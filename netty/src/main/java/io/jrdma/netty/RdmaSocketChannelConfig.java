@@ -21,6 +21,7 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
 
     RdmaSocketChannelConfig(RdmaSocketChannel channel) {
         super(channel);
+        super.setAllocator(RdmaByteBufAllocator.DEFAULT);
     }
 
     @Override

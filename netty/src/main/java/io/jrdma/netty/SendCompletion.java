@@ -2,24 +2,30 @@ package io.jrdma.netty;
 
 import io.jrdma.endpoint.Buffer;
 import io.jrdma.endpoint.OperationHandler;
+import io.netty.util.ReferenceCounted;
 
 /**
- * Gives a sent message's pooled buffer back once the peer acknowledged it, or once it failed (the endpoint then
- * breaks and its channel closes).
+ * Lets a sent message's memory go once the peer acknowledged it, or once the send failed (the endpoint then breaks
+ * and its channel closes): a pooled {@link Buffer} a write was copied into goes back to its pool, a registered
+ * {@code ByteBuf} sent from where it lies loses the reference the send held.
  */
-final class SendCompletion implements OperationHandler<Buffer> {
+final class SendCompletion implements OperationHandler<Object> {
     static final SendCompletion INSTANCE = new SendCompletion();
 
     private SendCompletion() {
     }
 
     @Override
-    public void completed(long value, Buffer buffer) {
-        buffer.close();
+    public void completed(long value, Object memory) {
+        if (memory instanceof Buffer b) {
+            b.close();
+        } else {
+            ((ReferenceCounted) memory).release();
+        }
     }
 
     @Override
-    public void failed(Throwable failure, Buffer buffer) {
-        buffer.close();
+    public void failed(Throwable failure, Object memory) {
+        completed(0, memory);
     }
 }

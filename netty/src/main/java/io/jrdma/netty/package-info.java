@@ -16,7 +16,8 @@
  * (or jrdma endpoints that treat the messages as a byte stream).
  *
  * <p><b>Memory.</b> Received buffers are the worker's registered receive buffers, borrowed: releasing a buffer
- * (which Netty's handlers do) returns it and the peer's credit. Written buffers are copied into the worker's
- * registered buffer pool.
+ * (which Netty's handlers do) returns it and the peer's credit. Written buffers of the channels' default
+ * {@link io.jrdma.netty.RdmaByteBufAllocator}, taken on the loop's thread, are sent from where they lie; other
+ * written bytes are copied into the worker's registered buffer pool.
  */
 package io.jrdma.netty;

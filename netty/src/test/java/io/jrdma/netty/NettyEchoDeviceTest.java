@@ -4,8 +4,10 @@ import io.jrdma.endpoint.EndpointException;
 import io.jrdma.ibverbs.Device;
 import io.jrdma.junit.RdmaDeviceTest;
 import io.jrdma.rdmacm.RemoteRegion;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -131,6 +134,72 @@ class NettyEchoDeviceTest {
         server.close().sync();
         assertEquals(clientAddresses, peersSeen, "the server's channels know their clients by their addresses");
         return loops;
+    }
+
+    @Test
+    void buffersOfTheLoopsAllocatorAreSentFromWhereTheyLieAndOthersAreCopied(Device device) throws Exception {
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Channel server = bed.serve(() -> new ChannelHandler[] {new CrcAnswer()}, true);
+            Tally answer = new Tally(Long.BYTES);
+            RdmaSocketChannel client = (RdmaSocketChannel) bed.connect(server, () -> new ChannelHandler[] {answer});
+            CRC32 stream = new CRC32();
+            long[] expectedInPlace = new long[1];
+            ChannelFuture last = client.eventLoop().submit(() -> {
+                SplittableRandom random = new SplittableRandom(23);
+                // Grown from 16 B through several pooled buffers: sent in place, in messages of 4 KiB.
+                ByteBuf grown = client.alloc().directBuffer(16);
+                grown.writeBytes(randomBytes(random, 200_000));
+                // A retained slice and a duplicate of a registered buffer: sent from the parent's memory.
+                ByteBuf parent = client.alloc().directBuffer(64 << 10).writeBytes(randomBytes(random, 64 << 10));
+                ByteBuf slice = parent.retainedSlice(1000, 30_000);
+                ByteBuf duplicate = parent.retainedDuplicate().readerIndex(40_000);
+                parent.release();
+                // Too small to be worth a message of its own, and not registered: copied.
+                ByteBuf small = client.alloc().directBuffer(100).writeBytes(randomBytes(random, 100));
+                ByteBuf heap = client.alloc().heapBuffer(5000).writeBytes(randomBytes(random, 5000));
+                List<ByteBuf> writes = List.of(grown, small, slice, heap, duplicate);
+                for (ByteBuf b : List.of(grown, slice, duplicate)) {
+                    assertTrue(registered(b), b + " is not in the loop's registered pool");
+                    // Sent in pieces of a message each; a last piece under the minimum is copied like small writes.
+                    int tail = b.readableBytes() % NettyBed.OPTIONS.messageSize();
+                    expectedInPlace[0] += b.readableBytes() - (tail < RdmaSocketChannel.ZERO_COPY_MIN ? tail : 0);
+                }
+                assertFalse(registered(heap));
+                ChannelFuture f = null;
+                for (ByteBuf b : writes) {
+                    stream.update(b.nioBuffer());
+                    f = client.write(b);
+                }
+                client.flush();
+                return f;
+            }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertTrue(last.await(WAIT_SECONDS, TimeUnit.SECONDS) && last.isSuccess(), "the writes failed");
+            client.shutdownOutput().sync();
+
+            CRC32 expected = new CRC32();
+            expected.update(ByteBuffer.allocate(Long.BYTES).putLong(0, stream.getValue()));
+            assertEquals(expected.getValue(), answer.done.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                    "the server did not receive the bytes written, in order");
+            assertEquals(expectedInPlace[0], client.eventLoop().submit(client::bytesSentInPlace)
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS), "bytes of registered buffers were copied, or others not");
+            server.close().sync();
+        }
+    }
+
+    private static byte[] randomBytes(SplittableRandom random, int n) {
+        byte[] b = new byte[n];
+        random.nextBytes(b);
+        return b;
+    }
+
+    /** Whether {@code buffer} (or what it wraps: a leak tracker, a slice) is in a loop's registered pool. */
+    private static boolean registered(ByteBuf buffer) {
+        for (ByteBuf b = buffer; b != null; b = b.unwrap()) {
+            if (b instanceof RegisteredByteBuf) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test

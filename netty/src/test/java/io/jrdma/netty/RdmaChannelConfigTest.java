@@ -1,10 +1,12 @@
 package io.jrdma.netty;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOption;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,6 +27,24 @@ class RdmaChannelConfigTest {
         assertTrue(ch.isOutputShutdown(), "an unconnected channel has no output");
         assertFalse(ch.isActive());
         assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void aSocketChannelAllocatesThroughTheRegisteringAllocatorWhichOffALoopGivesNettysBuffers() {
+        RdmaSocketChannel ch = new RdmaSocketChannel();
+        assertSame(RdmaByteBufAllocator.DEFAULT, ch.config().getAllocator());
+        ByteBuf off = RdmaByteBufAllocator.DEFAULT.directBuffer(4096);
+        try {
+            assertTrue(off.isDirect());
+            for (ByteBuf b = off; b != null; b = b.unwrap()) {
+                assertFalse(b instanceof RegisteredByteBuf, "a buffer taken off any loop is in a loop's pool");
+            }
+        } finally {
+            off.release();
+        }
+        ByteBuf heap = RdmaByteBufAllocator.DEFAULT.heapBuffer(16);
+        assertFalse(heap.isDirect());
+        heap.release();
     }
 
     @Test

@@ -55,4 +55,18 @@ final class NettySnippets {
         }
         // @end
     }
+
+    /** A handler that writes a large reply from registered memory, which its channel sends with no copy. */
+    static final class Reply extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ((ByteBuf) msg).release();
+            // @start region="allocator"
+            // On the channel's loop, the channel's allocator (RdmaByteBufAllocator) gives registered memory.
+            ByteBuf reply = ctx.alloc().directBuffer(64 << 10);
+            reply.writeZero(reply.capacity());
+            ctx.writeAndFlush(reply);   // posted from where it lies; released once the peer has it
+            // @end
+        }
+    }
 }
