@@ -410,16 +410,20 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
      * to be sent in place ({@link #inPlace}); else null.
      */
     private Buffer registered(ByteBuf buffer, ByteBuffer view) {
-        return inPlace(buffer) ? RegisteredByteBuf.of(buffer).registeredIn(pool(), view) : null;
+        RegisteredByteBuf r = inPlace(buffer);
+        return r == null ? null : r.registeredIn(pool(), view);
     }
 
-    /** Whether {@code buffer} is this loop's registered memory, with enough left to be worth a message of its own. */
-    private boolean inPlace(ByteBuf buffer) {
+    /**
+     * The registered buffer {@code buffer} is or wraps if it is this loop's memory with enough left to be worth a
+     * message of its own; else null.
+     */
+    private RegisteredByteBuf inPlace(ByteBuf buffer) {
         if (buffer.readableBytes() < ZERO_COPY_MIN || buffer.nioBufferCount() != 1) {
-            return false;
+            return null;
         }
         RegisteredByteBuf r = RegisteredByteBuf.of(buffer);
-        return r != null && r.isIn(pool());
+        return r != null && r.isIn(pool()) ? r : null;
     }
 
     private BufferPool pool() {
@@ -437,7 +441,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         @Override
         public boolean processMessage(Object msg) {
             ByteBuf b = (ByteBuf) msg;
-            if (bytes > 0 && inPlace(b)) {
+            if (bytes > 0 && inPlace(b) != null) {
                 return false;
             }
             bytes += b.readableBytes();
