@@ -8,25 +8,24 @@ import java.lang.foreign.MemorySegment;
  * A registered buffer from a worker's {@link BufferPool}: a slice of a region the pool registered once, which
  * operations send from or read into with no copy and no registration of their own. Closing it gives it back to the
  * pool; it must not be used afterwards (its segment may already be another buffer's). The pool owns the memory,
- * so no close of a buffer can free memory an operation in flight still uses.
+ * so no close of a buffer can free memory an operation in flight still uses; and a buffer held past its worker's
+ * close keeps its memory (no longer registered) until it is closed.
  *
  * {@snippet class=io.jrdma.endpoint.snippets.EndpointSnippets region=buffers}
  */
 public final class Buffer implements AutoCloseable {
     private final BufferPool pool;
-    private final MemoryRegion region;
+    private final BufferPool.Chunk chunk;
     private final long offset;
     private final MemorySegment segment;
-    private final int sizeClass;
     /** Whether the buffer is in the pool's free list; guarded by the pool's lock for the class. */
     boolean free;
 
-    Buffer(BufferPool pool, MemoryRegion region, long offset, int capacity, int sizeClass) {
+    Buffer(BufferPool pool, BufferPool.Chunk chunk, long offset, int capacity) {
         this.pool = pool;
-        this.region = region;
+        this.chunk = chunk;
         this.offset = offset;
-        this.segment = region.segment().asSlice(offset, capacity);
-        this.sizeClass = sizeClass;
+        this.segment = chunk.region.segment().asSlice(offset, capacity);
     }
 
     /**
@@ -40,7 +39,7 @@ public final class Buffer implements AutoCloseable {
      * {@return the registered region the buffer lies in, for an {@link Endpoint}'s operations}
      */
     public MemoryRegion region() {
-        return region;
+        return chunk.region;
     }
 
     /**
@@ -58,7 +57,11 @@ public final class Buffer implements AutoCloseable {
     }
 
     int sizeClass() {
-        return sizeClass;
+        return chunk.sizeClass;
+    }
+
+    BufferPool.Chunk chunk() {
+        return chunk;
     }
 
     /**
@@ -73,6 +76,6 @@ public final class Buffer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Buffer[" + capacity() + " B at " + offset + " of " + region + "]";
+        return "Buffer[" + capacity() + " B at " + offset + " of " + chunk.region + "]";
     }
 }

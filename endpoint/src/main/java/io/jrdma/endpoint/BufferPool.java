@@ -4,7 +4,10 @@ import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.RdmaException;
+import io.jrdma.ibverbs.internal.HugePages;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -16,6 +19,10 @@ import java.util.List;
  * Thread-safe; the buffers are the worker's protection domain's, so any of its endpoints can use them, and are
  * registered for local access only (register remote-access memory with the worker's
  * {@link Worker#protectionDomain()}).
+ * <p>
+ * When the worker closes, every chunk is deregistered, but a chunk's memory is freed only once all its buffers are
+ * given back: a buffer still held (say, under a Netty buffer that a transport of another event loop writes through
+ * its raw address) never points at freed memory, whatever order things close in.
  *
  * {@snippet class=io.jrdma.endpoint.snippets.EndpointSnippets region=buffers}
  */
@@ -30,13 +37,32 @@ public final class BufferPool {
     private final ProtectionDomain pd;
     private final boolean hugePages;
     private final SizeClass[] classes = new SizeClass[MAX_SHIFT - MIN_SHIFT + 1];
-    private final List<MemoryRegion> chunks = new ArrayList<>();
-    private boolean closed;
+    private final List<Chunk> chunks = new ArrayList<>();
+    private volatile boolean closed;
 
     /** One size class's free buffers, a stack under the class's own lock. */
     private static final class SizeClass {
         Buffer[] free = new Buffer[16];
         int count;
+    }
+
+    /**
+     * One registration: its memory, in an arena of its own so that it can outlive the registration, and the count of
+     * its buffers taken, guarded by the lock of the size class it serves.
+     */
+    static final class Chunk {
+        final Arena arena;
+        final MemoryRegion region;
+        final int sizeClass;
+        int taken;
+        /** Set under the class's lock once the pool has closed: the last buffer given back frees the memory. */
+        boolean orphaned;
+
+        Chunk(Arena arena, MemoryRegion region, int sizeClass) {
+            this.arena = arena;
+            this.region = region;
+            this.sizeClass = sizeClass;
+        }
     }
 
     BufferPool(ProtectionDomain pd, boolean hugePages) {
@@ -63,12 +89,16 @@ public final class BufferPool {
         int index = Math.max(MIN_SHIFT, 32 - Integer.numberOfLeadingZeros(size - 1)) - MIN_SHIFT;
         SizeClass c = classes[index];
         synchronized (c) {
+            if (closed) {
+                throw new IllegalStateException("the buffer pool is closed");
+            }
             if (c.count == 0) {
                 refill(c, index);
             }
             Buffer b = c.free[--c.count];
             c.free[c.count] = null;
             b.free = false;
+            b.chunk().taken++;
             return b;
         }
     }
@@ -77,23 +107,35 @@ public final class BufferPool {
     private void refill(SizeClass c, int index) throws RdmaException {
         int size = 1 << (index + MIN_SHIFT);
         long chunk = Math.max(size, MIN_CHUNK);
-        MemoryRegion region;
+        Chunk registered;
         synchronized (chunks) {
             if (closed) {
                 throw new IllegalStateException("the buffer pool is closed");
             }
-            region = hugePages ? pd.allocateHugePages((chunk + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE,
-                    Access.LOCAL_WRITE, Access.MW_BIND) : pd.allocate(chunk, Access.LOCAL_WRITE, Access.MW_BIND);
-            chunks.add(region);
+            registered = register(chunk, index);
+            chunks.add(registered);
         }
         int n = (int) (chunk / size);
         if (c.free.length < c.count + n) {
             c.free = Arrays.copyOf(c.free, Math.max(c.free.length * 2, c.count + n));
         }
         for (int i = n - 1; i >= 0; i--) {
-            Buffer b = new Buffer(this, region, (long) i * size, size, index);
+            Buffer b = new Buffer(this, registered, (long) i * size, size);
             b.free = true;
             c.free[c.count++] = b;
+        }
+    }
+
+    private Chunk register(long size, int sizeClass) throws RdmaException {
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment memory = hugePages
+                    ? HugePages.map((size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE, arena)
+                    : arena.allocate(size, 4096);
+            return new Chunk(arena, pd.register(memory, arena, Access.LOCAL_WRITE, Access.MW_BIND), sizeClass);
+        } catch (RuntimeException | RdmaException e) {
+            arena.close();
+            throw e;
         }
     }
 
@@ -104,6 +146,10 @@ public final class BufferPool {
                 throw new IllegalStateException(b + " was given back already");
             }
             b.free = true;
+            Chunk chunk = b.chunk();
+            if (--chunk.taken == 0 && chunk.orphaned) {
+                chunk.arena.close();
+            }
             if (c.count == c.free.length) {
                 c.free = Arrays.copyOf(c.free, c.free.length * 2);
             }
@@ -117,31 +163,51 @@ public final class BufferPool {
     public long registeredBytes() {
         synchronized (chunks) {
             long sum = 0;
-            for (MemoryRegion r : chunks) {
-                sum += r.length();
+            for (Chunk c : chunks) {
+                sum += c.region.length();
             }
             return sum;
         }
     }
 
-    /** Deregisters every chunk; called by the worker once no operation can use them. */
+    /**
+     * Deregisters every chunk and frees the memory of those whose buffers are all back; called by the worker once no
+     * operation can use them. The class locks are taken after the chunk list's, never under it: {@link #refill}
+     * takes them in the other order.
+     */
     void close() throws RdmaException {
+        List<Chunk> all;
         synchronized (chunks) {
             closed = true;
-            RdmaException first = null;
-            for (MemoryRegion r : chunks) {
-                try {
-                    r.close();
-                } catch (RdmaException e) {
-                    if (first == null) {
-                        first = e;
-                    }
+            all = new ArrayList<>(chunks);
+            chunks.clear();
+        }
+        RdmaException first = null;
+        for (Chunk chunk : all) {
+            try {
+                chunk.region.close();
+            } catch (RdmaException e) {
+                if (first == null) {
+                    first = e;
                 }
             }
-            chunks.clear();
-            if (first != null) {
-                throw first;
+        }
+        for (SizeClass c : classes) {
+            synchronized (c) {
+                Arrays.fill(c.free, null);
+                c.count = 0;
             }
+        }
+        for (Chunk chunk : all) {
+            synchronized (classes[chunk.sizeClass]) {
+                chunk.orphaned = true;
+                if (chunk.taken == 0) {
+                    chunk.arena.close();
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 }

@@ -291,6 +291,30 @@ class EndpointFailureDeviceTest {
     }
 
     @Test
+    void aBufferHeldPastItsWorkersCloseKeepsItsMemoryButNotItsRegistration(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        Worker worker = Worker.start(ip, WorkerOptions.defaults(), "closing-worker");
+        Buffer held = worker.buffers().allocate(4096);
+        Buffer back = worker.buffers().allocate(4096);
+        back.close();
+        MemoryRegion region = held.region();
+        held.segment().fill((byte) 7);
+        worker.close();
+
+        assertTrue(region.isClosed(), "the worker's close deregisters the chunk");
+        assertEquals(0, worker.buffers().registeredBytes());
+        assertThrows(IllegalStateException.class, () -> worker.buffers().allocate(64));
+        // The memory is still there: reading and writing it neither throws nor touches freed memory.
+        assertEquals(7, held.segment().get(ValueLayout.JAVA_BYTE, 4095));
+        held.segment().fill((byte) 9);
+        assertEquals(9, held.segment().get(ValueLayout.JAVA_BYTE, 0));
+        held.close();
+        // The last buffer of the chunk is back: now the memory is freed.
+        assertThrows(IllegalStateException.class, () -> held.segment().get(ValueLayout.JAVA_BYTE, 0));
+        assertThrows(IllegalStateException.class, held::close);
+    }
+
+    @Test
     void aReleasedMessageCannotBeReadOrReleasedAgain(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);
         CompletableFuture<ReceivedMessage> got = new CompletableFuture<>();
