@@ -4,6 +4,7 @@ import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.CompletionChannel;
 import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Context;
+import io.jrdma.ibverbs.DeviceAttributes;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.MemoryWindow;
 import io.jrdma.ibverbs.ProtectionDomain;
@@ -153,7 +154,7 @@ public final class Worker implements AutoCloseable {
             pd = add(made, context.allocateProtectionDomain());
             channel = add(made, context.createCompletionChannel());
             int slots = options.receiveSlots();
-            int cqSize = Math.min(context.queryDevice().maxCqe(), slots + options.maxEndpoints() * slotsPerEndpoint);
+            int cqSize = fitted(options, context.queryDevice());
             cq = add(made, context.completionQueue(cqSize).channel(channel)
                     .confinement(ThreadConfinement.CONFINED).create());
             srq = add(made, pd.createSharedReceiveQueue(slots, 1));
@@ -196,6 +197,25 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /**
+     * The completion queue's size: every receive and every endpoint's every send slot, each of which can complete at
+     * once. A smaller queue would overflow under full load and break every endpoint, so options the device cannot
+     * hold are refused here, as are queues deeper than it allows.
+     */
+    private static int fitted(WorkerOptions options, DeviceAttributes device) {
+        long sends = (long) options.maxEndpoints() * (options.sendDepth() + 1);
+        long cqe = options.receiveSlots() + sends;
+        if (cqe > device.maxCqe() || options.receiveSlots() > device.maxSrqWr()
+                || options.sendDepth() + 1 > device.maxQpWr()) {
+            throw new IllegalArgumentException("the device holds at most " + device.maxCqe() + " completions a queue, "
+                    + device.maxSrqWr() + " shared receives and " + device.maxQpWr() + " sends a queue pair; these "
+                    + "options need " + cqe + " completions (credits * maxEndpoints = " + options.receiveSlots()
+                    + " receives, plus maxEndpoints * (sendDepth + 1) = " + sends + " sends): lower maxEndpoints, "
+                    + "credits or sendDepth");
+        }
+        return (int) cqe;
+    }
+
     private static <T extends AutoCloseable> T add(List<AutoCloseable> made, T resource) {
         made.add(resource);
         return resource;
@@ -229,6 +249,8 @@ public final class Worker implements AutoCloseable {
      * @return the worker, which the calling thread closes
      * @throws IOException if no RDMA device has the address, or a resource cannot be made (e.g. the locked-memory
      *                     limit is too low for the receive slab)
+     * @throws IllegalArgumentException if the device's queues cannot hold what the options ask for (its completion
+     *                     queue every receive and send slot, its shared receive queue every receive)
      */
     public static Worker open(InetAddress address, WorkerOptions options) throws IOException {
         return new Worker(address, options);
@@ -244,6 +266,8 @@ public final class Worker implements AutoCloseable {
      * @param name    the thread's name
      * @return the running worker
      * @throws IOException if the worker cannot be opened (see {@link #open})
+     * @throws IllegalArgumentException if the device's queues cannot hold what the options ask for (see
+     *                     {@link #open})
      * @throws InterruptedException if the calling thread is interrupted while the worker opens
      */
     public static Worker start(InetAddress address, WorkerOptions options, String name)

@@ -275,6 +275,10 @@ class EndpointFailureDeviceTest {
                         (e, m) -> m.release(), null, Duration.ZERO));
                 assertThrows(IllegalArgumentException.class, () -> pair.client.buffers().allocate(0));
                 assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withCredits(0, 4));
+                IllegalArgumentException tooDeep = assertThrows(IllegalArgumentException.class, () -> Worker.open(ip,
+                        WorkerOptions.defaults().withCredits(1, 65536).withDepths(4096, 8)),
+                        "a completion queue smaller than every slot of the options would overflow under load");
+                assertTrue(tooDeep.getMessage().contains("lower maxEndpoints"), tooDeep.getMessage());
                 // The endpoint took none of it: it still works.
                 assertEquals(8L, ep.send(b.region(), b.offset(), 8).get(30, TimeUnit.SECONDS));
                 Buffer twice = pair.client.buffers().allocate(64);
