@@ -48,7 +48,7 @@ public final class RdmaIoHandler implements IoHandler {
     /** Channels with reads to hand to their pipelines once the worker's round is over. */
     private final ArrayDeque<ReadQueue> readable = new ArrayDeque<>();
     private volatile Worker worker;
-    private IOException openFailure;
+    private Exception openFailure;
 
     private RdmaIoHandler(InetAddress address, WorkerOptions options, ThreadAwareExecutor executor) {
         this.address = address;
@@ -59,14 +59,26 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     /**
-     * A factory of handlers whose workers open on the RDMA device that has {@code deviceAddress}, with the default
-     * {@link WorkerOptions}.
+     * The options {@link #newFactory(InetAddress)} gives each loop's worker: {@link WorkerOptions#defaults()} with a
+     * send queue of 192 per connection instead of 64. A channel posts what it is given until the endpoint refuses,
+     * and a send's queue slot comes back only when the peer's acknowledgement does, which lags behind the credits
+     * the peer returns: with 64 slots a stream runs out of slots, not credits (see the architecture page).
+     *
+     * @return the transport's default options
+     */
+    public static WorkerOptions defaultOptions() {
+        return WorkerOptions.defaults().withDepths(192, WorkerOptions.defaults().readDepth());
+    }
+
+    /**
+     * A factory of handlers whose workers open on the RDMA device that has {@code deviceAddress}, with the
+     * {@link #defaultOptions()}.
      *
      * @param deviceAddress an IP address of the RDMA device
      * @return the factory, for {@link io.netty.channel.MultiThreadIoEventLoopGroup}
      */
     public static IoHandlerFactory newFactory(InetAddress deviceAddress) {
-        return newFactory(deviceAddress, WorkerOptions.defaults());
+        return newFactory(deviceAddress, defaultOptions());
     }
 
     /**
@@ -86,15 +98,16 @@ public final class RdmaIoHandler implements IoHandler {
     /**
      * Opens the loop's worker on the loop's thread, which the worker is confined to.
      *
-     * @throws ChannelException if the worker cannot be opened (no RDMA device has the address, or the locked-memory
-     *                          limit is too low); the loop then fails every registration with the same cause
+     * @throws ChannelException if the worker cannot be opened (no RDMA device has the address, the locked-memory
+     *                          limit is too low, or the device's queues cannot hold what the options ask for); the
+     *                          loop then fails every registration with the same cause
      */
     @Override
     public void initialize() {
         try {
             worker = Worker.open(address, options);
             RdmaByteBufAllocator.enter(worker.buffers());
-        } catch (IOException e) {
+        } catch (IOException | IllegalArgumentException e) {
             openFailure = e;
             throw new ChannelException("no RDMA worker on " + address.getHostAddress(), e);
         }

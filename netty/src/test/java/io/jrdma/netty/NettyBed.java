@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  */
 final class NettyBed implements AutoCloseable {
     /** 4 KiB messages, 32 credits and at most 16 connections per loop: 2 MiB of receive buffers per worker. */
-    static final WorkerOptions OPTIONS = WorkerOptions.defaults().withCredits(32, 16);
+    static final WorkerOptions OPTIONS = RdmaIoHandler.defaultOptions().withCredits(32, 16);
 
     final InetAddress ip;
     final EventLoopGroup serverGroup;

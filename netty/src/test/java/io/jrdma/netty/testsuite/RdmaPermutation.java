@@ -39,7 +39,7 @@ import java.util.concurrent.TimeoutException;
  */
 final class RdmaPermutation {
     /** 4 KiB messages, 32 credits, at most 16 connections per loop: 2 MiB of receive buffers per loop. */
-    private static final WorkerOptions OPTIONS = WorkerOptions.defaults().withCredits(32, 16);
+    private static final WorkerOptions OPTIONS = RdmaIoHandler.defaultOptions().withCredits(32, 16);
 
     private static InetAddress address;
     private static EventLoopGroup serverGroup;
