@@ -46,7 +46,7 @@ final class Rendezvous {
     /** Send-queue slots a step takes: the bind or the data write, the entry and the ring. */
     static final int SLOTS = 3;
     private static final int HAS_IMMEDIATE = 1;
-    private static final int INVITATION = 2;
+    static final int INVITATION = 2;
     private static final int DONE = 4;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -189,15 +189,17 @@ final class Rendezvous {
         ep.messageSent();
     }
 
-    /** The peer invites the oldest advertised message into {@code target}. */
-    private void invited(RemoteRegion target) {
+    /** The peer invites the oldest advertised message into its memory at {@code address}, key {@code rkey}. */
+    private void invited(long address, int rkey, int length) {
         Outgoing o = advertised.peek();
-        if (o == null || target.length() != o.length) {
+        // The length is the peer's: it is checked against the offer before it makes a region (whose constructor
+        // would throw on a length of zero, out of the worker's poll).
+        if (o == null || length != o.length) {
             ep.fail(new EndpointException(ep + ": the peer invited a large message it was not offered"));
             return;
         }
         advertised.poll();
-        o.target = target;
+        o.target = new RemoteRegion(address, rkey, length);
         toWrite.add(o);
     }
 
@@ -228,7 +230,7 @@ final class Rendezvous {
         if (entry.get(LONG, 24) != number) {
             ep.fail(new EndpointException(ep + ": the peer rang without a mailbox entry"));
         } else if ((flags & INVITATION) != 0) {
-            invited(new RemoteRegion(address, rkey, length));
+            invited(address, rkey, length);
         } else if ((flags & DONE) != 0) {
             written(rkey);
         } else if (length <= 0 || length > MAX_MESSAGE) {

@@ -1,9 +1,14 @@
 package io.jrdma.endpoint;
 
 import io.jrdma.ibverbs.Access;
+import io.jrdma.ibverbs.CompletionQueue;
 import io.jrdma.ibverbs.Device;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
+import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.SendOpcode;
+import io.jrdma.ibverbs.SendWorkRequest;
 import io.jrdma.ibverbs.WcStatus;
 import io.jrdma.junit.DeviceAddresses;
 import io.jrdma.junit.RdmaDeviceTest;
@@ -23,6 +28,7 @@ import java.net.InetAddress;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,6 +49,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Endpoints on rxe0 when things go wrong: a killed peer, rejects, a peer that is no endpoint, bad input. */
 @RdmaDeviceTest
 class EndpointFailureDeviceTest {
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
     /** Releases every message and keeps the first failure its endpoint hears of, and the endpoint once closed. */
     static class FailureCatcher implements EndpointHandler {
         final CompletableFuture<Throwable> failure = new CompletableFuture<>();
@@ -237,6 +246,48 @@ class EndpointFailureDeviceTest {
             try (Buffer b = pair.client.buffers().allocate(64)) {
                 assertEquals(64L, ep.send(b.region(), b.offset(), 64).get(30, TimeUnit.SECONDS));
             }
+        }
+    }
+
+    @Test
+    void aPeerThatInvitesAMessageOfNoBytesBreaksOnlyItsOwnEndpoint(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
+        FailureCatcher victim = new FailureCatcher();
+        try (WorkerPair pair = new WorkerPair(ip, options, options, victim);
+             EventChannel events = EventChannel.create();
+             CmId raw = CmId.create(events, PortSpace.TCP)) {
+            raw.resolve(pair.listener.localAddress(), Duration.ofSeconds(5));
+            ProtectionDomain pd = raw.context().allocateProtectionDomain();
+            try (pd; CompletionQueue cq = raw.context().createCompletionQueue(8);
+                 QueuePair qp = raw.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).capacity(4, 4));
+                 MemoryRegion mine = pd.allocate(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE)) {
+                // A handshake like a worker's, then a mailbox entry written by hand: an invitation of no bytes.
+                raw.connect(ConnectionParameters.defaults().withPrivateData(new Handshake(4, 1, options.messageSize(),
+                        mine.remoteKey(), mine.address(), new byte[0]).encode()));
+                Handshake server = Handshake.decode(raw.await(Duration.ofSeconds(10), CmEventType.ESTABLISHED)
+                        .privateData());
+                assertNotNull(server, "the worker answered with its handshake");
+                MemorySegment entry = mine.segment().asSlice(2048, Rendezvous.ENTRY);
+                entry.set(LE_LONG, 0, mine.address());
+                entry.set(LE_INT, 8, mine.remoteKey());
+                entry.set(LE_INT, 12, 0);
+                entry.set(LE_INT, 16, Rendezvous.INVITATION);
+                entry.set(LE_LONG, 24, 1L);
+                qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE).add(mine, 2048, Rendezvous.ENTRY)
+                        .rdma(server.wordAddress() + Worker.MAILBOX, server.wordKey())
+                        .next(new SendWorkRequest(1).opcode(SendOpcode.SEND).signaled(true)));
+
+                Throwable failure = victim.failure.get(30, TimeUnit.SECONDS);
+                assertInstanceOf(EndpointException.class, failure);
+                assertTrue(failure.getMessage().contains("invited"), failure.getMessage());
+            }
+            // The worker lives on: a well-behaved endpoint on it works.
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            try (Buffer b = pair.client.buffers().allocate(64)) {
+                assertEquals(64L, ep.send(b.region(), b.offset(), 64).get(30, TimeUnit.SECONDS));
+            }
+            assertFalse(pair.server.isClosed());
         }
     }
 
