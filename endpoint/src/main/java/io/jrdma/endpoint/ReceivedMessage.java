@@ -1,13 +1,14 @@
 package io.jrdma.endpoint;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A message an {@link Endpoint} received, borrowed from the worker's shared receive queue: its bytes are the first
  * {@link #length()} of {@link #segment()}, in place in the registered receive buffer, with no copy. {@link #release()}
  * gives the buffer back to the receive queue and the sender its credit; until then the buffer is the
- * application's. One object per receive buffer, reused for every message that lands in it: the receive path
+ * application's, even past the worker's close (the receive memory is freed when the last message held in it is
+ * released). One object per receive buffer, reused for every message that lands in it: the receive path
  * allocates nothing. An RDMA write with immediate arrives as a message of no bytes (the data went to the memory
  * the peer wrote), with {@link #isRemoteWrite()} true; it is released by the worker once the handler returns.
  *
@@ -17,7 +18,11 @@ public final class ReceivedMessage {
     private final Worker worker;
     private final int slot;
     private final MemorySegment buffer;
-    private final AtomicBoolean held = new AtomicBoolean();
+    private static final int FREE = 0;
+    private static final int HELD = 1;
+    /** Held by the application past the worker's close: its release frees the slab once no other message is held. */
+    private static final int ORPHANED = 2;
+    private final AtomicInteger state = new AtomicInteger(FREE);
     /** A large message's pooled buffer, which its release gives back; null for the receive queue's buffers. */
     private Buffer large;
     Endpoint endpoint;
@@ -55,11 +60,11 @@ public final class ReceivedMessage {
         hasImmediate = withImmediate;
         immediate = imm;
         remoteWrite = write;
-        held.set(true);
+        state.set(HELD);
     }
 
     private void checkHeld() {
-        if (!held.get()) {
+        if (state.get() == FREE) {
             throw new IllegalStateException("the message was released; its buffer may hold another one");
         }
     }
@@ -116,15 +121,29 @@ public final class ReceivedMessage {
      * @throws IllegalStateException if the message was released already
      */
     public void release() {
-        if (!held.compareAndSet(true, false)) {
+        int was = state.getAndSet(FREE);
+        if (was == FREE) {
             throw new IllegalStateException("the message was released already");
+        }
+        if (was == ORPHANED) {
+            worker.slabReleased();
+            return;
         }
         giveBack();
     }
 
+    /**
+     * Marks a receive buffer's message that the application still holds as outliving the closing worker.
+     *
+     * @return whether it was held
+     */
+    boolean orphan() {
+        return state.compareAndSet(HELD, ORPHANED);
+    }
+
     /** Releases a message the application never saw (no handler, or a closed endpoint). */
     void drop() {
-        held.set(false);
+        state.set(FREE);
         giveBack();
     }
 

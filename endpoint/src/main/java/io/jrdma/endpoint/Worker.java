@@ -44,6 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A progress engine for {@link Endpoint}s, confined to one thread: on one RDMA device it holds one protection
@@ -99,6 +100,12 @@ public final class Worker implements AutoCloseable {
     private final CompletionQueue cq;
     private final SharedReceiveQueue srq;
     private final MemoryRegion receiveMemory;
+    /**
+     * The receive slab's memory, apart from its registration: it is freed when the worker has closed and no message
+     * in it is held any more (the worker counts as one holder until its close).
+     */
+    private final Arena slabArena;
+    private final AtomicInteger slabHolders = new AtomicInteger(1);
     private final MemoryRegion words;
     private final MemoryRegion scratch;
     private final int blockSize;
@@ -158,7 +165,9 @@ public final class Worker implements AutoCloseable {
             cq = add(made, context.completionQueue(cqSize).channel(channel)
                     .confinement(ThreadConfinement.CONFINED).create());
             srq = add(made, pd.createSharedReceiveQueue(slots, 1));
-            receiveMemory = add(made, pd.allocate((long) slots * options.messageSize(), Access.LOCAL_WRITE));
+            slabArena = add(made, Arena.ofShared());
+            receiveMemory = add(made, pd.register(slabArena.allocate((long) slots * options.messageSize(), 4096),
+                    slabArena, Access.LOCAL_WRITE));
             blockSize = MAILBOX + options.credits() * Rendezvous.ENTRY;
             words = add(made, pd.allocate((long) options.maxEndpoints() * blockSize, Access.LOCAL_WRITE,
                     Access.REMOTE_WRITE));
@@ -720,6 +729,27 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /**
+     * Lets the messages the application still holds keep the receive slab's memory (deregistered by now): a Netty
+     * buffer over one may be written by another transport through its raw address after this worker closed.
+     */
+    private void orphanHeldMessages() {
+        for (ReceivedMessage m : messages) {
+            slabHolders.incrementAndGet();
+            if (!m.orphan()) {
+                slabHolders.decrementAndGet();
+            }
+        }
+        slabReleased();
+    }
+
+    /** A holder of the receive slab let go: the last one frees it. */
+    void slabReleased() {
+        if (slabHolders.decrementAndGet() == 0) {
+            slabArena.close();
+        }
+    }
+
     private void repost(int slot) {
         try {
             srq.postReceive(rwr.reset().id(RECEIVE | slot).add(receiveMemory, (long) slot * options.messageSize(),
@@ -1241,6 +1271,7 @@ public final class Worker implements AutoCloseable {
                 first = first == null && e instanceof RdmaException r ? r : first;
             }
         }
+        orphanHeldMessages();
         try {
             buffers.close();
         } catch (RdmaException e) {

@@ -370,6 +370,34 @@ class EndpointFailureDeviceTest {
     }
 
     @Test
+    void aMessageHeldPastItsWorkersCloseKeepsItsBytesUntilItIsReleased(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
+        CompletableFuture<ReceivedMessage> kept = new CompletableFuture<>();
+        try (WorkerPair pair = new WorkerPair(ip, options, options, (e, m) -> {
+            if (!kept.complete(m)) {
+                m.release();
+            }
+        })) {
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            try (Buffer b = pair.client.buffers().allocate(64)) {
+                b.segment().fill((byte) 42);
+                assertEquals(64L, ep.send(b.region(), b.offset(), 64).get(30, TimeUnit.SECONDS));
+            }
+            kept.get(30, TimeUnit.SECONDS);
+        }
+        ReceivedMessage held = kept.get();
+        MemorySegment bytes = held.segment();
+        // Both workers are closed: the receive slab is deregistered, but the held message's bytes are still there.
+        assertEquals(64, held.length());
+        assertEquals(42, bytes.get(ValueLayout.JAVA_BYTE, 63));
+        held.release();
+        assertThrows(IllegalStateException.class, () -> bytes.get(ValueLayout.JAVA_BYTE, 0),
+                "the last release frees the slab");
+        assertThrows(IllegalStateException.class, held::release);
+    }
+
+    @Test
     void aReleasedMessageCannotBeReadOrReleasedAgain(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);
         CompletableFuture<ReceivedMessage> got = new CompletableFuture<>();
