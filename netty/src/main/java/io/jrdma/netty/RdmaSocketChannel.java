@@ -364,7 +364,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /**
      * Posts the flushed buffers as messages of at most the worker's message size: a buffer of this loop's
      * {@link RdmaByteBufAllocator} of at least {@link #ZERO_COPY_MIN} bytes is sent from where it lies, holding a
-     * reference until the send completes; the others are gathered and copied into pooled buffers, so that small
+     * reference to that pooled memory until the send completes; the others are gathered and copied into pooled buffers, so that small
      * writes share a message. Stops at the first message the endpoint refuses, leaving the rest for
      * {@code onWritable}. A write's promise completes once its bytes are posted.
      */
@@ -379,11 +379,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             }
             ByteBuffer[] buffers = in.nioBuffers(1024, max);
             int count = in.nioBufferCount();
-            Buffer registered = registered(first, buffers[0]);
+            RegisteredByteBuf.Storage registered = registered(first, buffers[0]);
             int length;
             if (registered != null) {
                 length = Math.min(buffers[0].remaining(), max);
-                if (!postInPlace(first, registered, buffers[0], length)) {
+                if (!postInPlace(registered, buffers[0], length)) {
                     return;
                 }
             } else {
@@ -406,10 +406,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * The pooled buffer {@code view} (the NIO view of what is left of {@code buffer}) lies in, if the buffer is
+     * The pooled memory {@code view} (the NIO view of what is left of {@code buffer}) lies in, if the buffer is
      * to be sent in place ({@link #inPlace}); else null.
      */
-    private Buffer registered(ByteBuf buffer, ByteBuffer view) {
+    private RegisteredByteBuf.Storage registered(ByteBuf buffer, ByteBuffer view) {
         RegisteredByteBuf r = inPlace(buffer);
         return r == null ? null : r.registeredIn(pool(), view);
     }
@@ -449,19 +449,23 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         }
     }
 
-    /** Posts {@code length} bytes of {@code buffer} from its pooled memory; whether the endpoint took them. */
-    private boolean postInPlace(ByteBuf buffer, Buffer pooled, ByteBuffer view, int length) throws Exception {
+    /**
+     * Posts {@code length} bytes of {@code view} from the pooled memory they lie in, which the send holds until it
+     * completes (the buffer may grow out of it or be released meanwhile); whether the endpoint took them.
+     */
+    private boolean postInPlace(RegisteredByteBuf.Storage storage, ByteBuffer view, int length) throws Exception {
+        Buffer pooled = storage.pooled;
         long offset = pooled.offset() + MemorySegment.ofBuffer(view).address() - pooled.segment().address();
-        buffer.retain();
+        storage.retain();
         boolean posted = false;
         try {
-            posted = post(pooled.region(), offset, length, buffer);
+            posted = post(pooled.region(), offset, length, storage);
             if (posted) {
                 sentInPlace += length;
             }
         } finally {
             if (!posted) {
-                buffer.release();
+                storage.release();
             }
         }
         return posted;

@@ -5,6 +5,8 @@ import io.jrdma.endpoint.BufferPool;
 import io.jrdma.ibverbs.RdmaException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledDirectByteBuf;
+import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.ReferenceCounted;
 import io.netty.util.internal.CleanableDirectBuffer;
 
 import java.lang.foreign.MemorySegment;
@@ -14,19 +16,19 @@ import java.nio.ByteBuffer;
  * A direct {@link ByteBuf} over a buffer of a loop's registered {@link BufferPool}, which a channel of that loop
  * sends with no copy. Growing it moves its bytes to a larger pooled buffer and gives the old one back; past the
  * pool's largest buffer (or when the pool cannot register more) it moves to plain direct memory and is sent by copy
- * from then on. Its pooled buffer goes back to the pool when it is released, or, while a send still reads it, when
- * that send completes (the send holds a reference).
+ * from then on. A pooled buffer goes back to the pool once neither this buffer nor a send uses it: when this buffer
+ * is released or grows out of it, or, while a send still reads it, when the last such send completes (each send
+ * holds a reference to the pooled memory, not to this buffer, which may meanwhile grow or be released).
  */
 final class RegisteredByteBuf extends UnpooledDirectByteBuf {
     private final BufferPool pool;
-    /** The pooled buffer the bytes are in; null once they moved to plain direct memory. */
-    private Buffer current;
-    /** The buffer it was made with, which Netty does not free (it frees what {@link #allocateDirectBuffer} made). */
-    private Buffer initial;
+    /** The pooled memory the bytes are in; null once they moved to plain direct memory. */
+    private Storage current;
+    /** The memory it was made with, which Netty does not free (it frees what {@link #allocateDirectBuffer} made). */
+    private Storage initial;
 
-    private RegisteredByteBuf(RdmaByteBufAllocator alloc, BufferPool pool, Buffer initial, int initialCapacity,
-                              int maxCapacity) {
-        super(alloc, initial.segment().asSlice(0, initialCapacity).asByteBuffer(), maxCapacity);
+    private RegisteredByteBuf(RdmaByteBufAllocator alloc, BufferPool pool, Storage initial, int maxCapacity) {
+        super(alloc, initial.buffer(), maxCapacity);
         this.pool = pool;
         this.current = initial;
         this.initial = initial;
@@ -40,17 +42,17 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
      */
     static RegisteredByteBuf allocate(RdmaByteBufAllocator alloc, BufferPool pool, int initialCapacity,
                                       int maxCapacity) throws RdmaException {
-        return new RegisteredByteBuf(alloc, pool, pool.allocate(Math.max(1, initialCapacity)), initialCapacity,
-                maxCapacity);
+        return new RegisteredByteBuf(alloc, pool, new Storage(pool.allocate(Math.max(1, initialCapacity)),
+                initialCapacity), maxCapacity);
     }
 
     @Override
     public ByteBuf capacity(int newCapacity) {
-        Buffer before = current;
+        Storage before = current;
         super.capacity(newCapacity);
         if (current != before && before == initial) {
-            // Netty moved the bytes out of the buffer this one was made with, and leaves freeing it to its maker.
-            initial.close();
+            // Netty moved the bytes out of the memory this one was made with, and leaves freeing it to its maker.
+            initial.release();
             initial = null;
         }
         return this;
@@ -60,9 +62,8 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
     protected CleanableDirectBuffer allocateDirectBuffer(int capacity) {
         if (capacity <= BufferPool.MAX_BUFFER) {
             try {
-                Buffer b = pool.allocate(Math.max(1, capacity));
-                current = b;
-                return new Pooled(b, capacity);
+                current = new Storage(pool.allocate(Math.max(1, capacity)), capacity);
+                return current;
             } catch (RdmaException | IllegalStateException e) {
                 // No more registered memory (the locked-memory limit), or the loop closed its pool: plain memory.
             }
@@ -75,7 +76,7 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
     protected void deallocate() {
         super.deallocate();
         if (initial != null) {
-            initial.close();
+            initial.release();
             initial = null;
         }
         current = null;
@@ -96,27 +97,50 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
     }
 
     /**
-     * The pooled buffer that holds all of {@code view} (a view of this buffer's memory) if it is {@code pool}'s,
+     * The pooled memory that holds all of {@code view} (a view of this buffer's memory) if it is {@code pool}'s,
      * else null: then the bytes are sent by copy.
      */
-    Buffer registeredIn(BufferPool pool, ByteBuffer view) {
-        Buffer b = current;
+    Storage registeredIn(BufferPool pool, ByteBuffer view) {
+        Storage s = current;
         if (!isIn(pool) || !view.isDirect()) {
             return null;
         }
-        long start = MemorySegment.ofBuffer(view).address() - b.segment().address();
-        return start >= 0 && start + view.remaining() <= b.capacity() ? b : null;
+        long start = MemorySegment.ofBuffer(view).address() - s.pooled.segment().address();
+        return start >= 0 && start + view.remaining() <= s.pooled.capacity() ? s : null;
     }
 
-    /** A pooled buffer as the memory Netty grows a buffer into: cleaning it gives it back. */
-    private record Pooled(Buffer pooled, ByteBuffer buffer) implements CleanableDirectBuffer {
-        Pooled(Buffer pooled, int capacity) {
-            this(pooled, pooled.segment().asSlice(0, capacity).asByteBuffer());
+    /**
+     * A pooled buffer as the memory a registered buffer's bytes are in, counted: the buffer holds one reference
+     * while its bytes are there (Netty cleans it when the buffer grows out of it or is freed) and each send from it
+     * one more; the last release gives the pooled buffer back.
+     */
+    static final class Storage extends AbstractReferenceCounted implements CleanableDirectBuffer {
+        final Buffer pooled;
+        private final ByteBuffer buffer;
+
+        Storage(Buffer pooled, int capacity) {
+            this.pooled = pooled;
+            this.buffer = pooled.segment().asSlice(0, capacity).asByteBuffer();
+        }
+
+        @Override
+        public ByteBuffer buffer() {
+            return buffer;
         }
 
         @Override
         public void clean() {
+            release();
+        }
+
+        @Override
+        protected void deallocate() {
             pooled.close();
+        }
+
+        @Override
+        public ReferenceCounted touch(Object hint) {
+            return this;
         }
     }
 }

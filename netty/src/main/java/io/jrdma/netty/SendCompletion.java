@@ -6,8 +6,8 @@ import io.netty.util.ReferenceCounted;
 
 /**
  * Lets a sent message's memory go once the peer acknowledged it, or once the send failed (the endpoint then breaks
- * and its channel closes): a pooled {@link Buffer} a write was copied into goes back to its pool, a registered
- * {@code ByteBuf} sent from where it lies loses the reference the send held.
+ * and its channel closes): a pooled {@link Buffer} a write was copied into goes back to its pool, the pooled memory
+ * of a registered {@code ByteBuf} sent from where it lies loses the reference the send held.
  */
 final class SendCompletion implements OperationHandler<Object> {
     static final SendCompletion INSTANCE = new SendCompletion();

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -35,6 +36,7 @@ import java.util.zip.CRC32;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -183,6 +185,47 @@ class NettyEchoDeviceTest {
                     "the server did not receive the bytes written, in order");
             assertEquals(expectedInPlace[0], client.eventLoop().submit(client::bytesSentInPlace)
                     .get(WAIT_SECONDS, TimeUnit.SECONDS), "bytes of registered buffers were copied, or others not");
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aBufferThatGrowsWhileItIsSentKeepsTheSentMemoryOutOfThePoolUntilTheSendCompletes(Device device)
+            throws Exception {
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Channel server = bed.serve(() -> new ChannelHandler[] {new CrcAnswer()}, true);
+            Tally answer = new Tally(Long.BYTES);
+            RdmaSocketChannel client = (RdmaSocketChannel) bed.connect(server, () -> new ChannelHandler[] {answer});
+            int size = NettyBed.OPTIONS.messageSize();
+            CRC32 stream = new CRC32();
+            long[] addresses = new long[2];
+            ChannelFuture sent = client.eventLoop().submit(() -> {
+                SplittableRandom random = new SplittableRandom(29);
+                ByteBuf kept = client.alloc().directBuffer(size).writeBytes(randomBytes(random, size));
+                addresses[0] = MemorySegment.ofBuffer(kept.nioBuffer()).address();
+                stream.update(kept.nioBuffer());
+                ChannelFuture f = client.writeAndFlush(kept.retain());
+                // Posted in place; its completion cannot be polled before this task returns. Now the buffer grows
+                // out of the memory the send reads, and the pool is asked for a buffer of that size.
+                kept.writeBytes(randomBytes(random, size));
+                ByteBuf probe = client.alloc().directBuffer(size);
+                addresses[1] = MemorySegment.ofBuffer(probe.nioBuffer(0, size)).address();
+                probe.setZero(0, size);
+                probe.release();
+                kept.release();
+                return f;
+            }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertTrue(sent.await(WAIT_SECONDS, TimeUnit.SECONDS) && sent.isSuccess(), "the write failed");
+            assertNotEquals(addresses[0], addresses[1],
+                    "the memory a send was reading went back to the pool when its buffer grew");
+            client.shutdownOutput().sync();
+
+            CRC32 expected = new CRC32();
+            expected.update(ByteBuffer.allocate(Long.BYTES).putLong(0, stream.getValue()));
+            assertEquals(expected.getValue(), answer.done.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                    "the server did not receive the bytes written");
+            assertEquals((long) size, client.eventLoop().submit(client::bytesSentInPlace)
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS), "the write was not sent in place");
             server.close().sync();
         }
     }
