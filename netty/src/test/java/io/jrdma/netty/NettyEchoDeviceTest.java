@@ -2,8 +2,10 @@ package io.jrdma.netty;
 
 import io.jrdma.endpoint.EndpointException;
 import io.jrdma.ibverbs.Device;
+import io.jrdma.junit.DeviceAddresses;
 import io.jrdma.junit.RdmaDeviceTest;
 import io.jrdma.rdmacm.RemoteRegion;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -12,6 +14,8 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -227,6 +231,27 @@ class NettyEchoDeviceTest {
             assertEquals((long) size, client.eventLoop().submit(client::bytesSentInPlace)
                     .get(WAIT_SECONDS, TimeUnit.SECONDS), "the write was not sent in place");
             server.close().sync();
+        }
+    }
+
+    @Test
+    void aLoopWhoseOptionsTheDeviceCannotHoldFailsItsRegistrationsSayingWhy(Device device) throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(
+                DeviceAddresses.ipv4(device), RdmaIoHandler.defaultOptions().withCredits(1, 65536)
+                        .withDepths(4096, 8)));
+        try {
+            ChannelFuture registered = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
+                    .handler(new ChannelInboundHandlerAdapter()).register();
+            assertTrue(registered.await(WAIT_SECONDS, TimeUnit.SECONDS), "the registration never ended");
+            assertFalse(registered.isSuccess(), "a loop without a worker registered a channel");
+            Throwable cause = registered.cause();
+            while (cause != null && !(cause instanceof IllegalArgumentException)) {
+                cause = cause.getCause();
+            }
+            assertNotNull(cause, "the registration's failure does not say why: " + registered.cause());
+            assertTrue(cause.getMessage().contains("lower maxEndpoints"), cause.getMessage());
+        } finally {
+            group.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 
