@@ -15,17 +15,19 @@ import java.lang.foreign.MemorySegment;
  */
 public final class Buffer implements AutoCloseable {
     private final BufferPool pool;
-    private final BufferPool.Chunk chunk;
+    private final LeasedMemory memory;
     private final long offset;
     private final MemorySegment segment;
+    private final int sizeClass;
     /** Whether the buffer is in the pool's free list; guarded by the pool's lock for the class. */
     boolean free;
 
-    Buffer(BufferPool pool, BufferPool.Chunk chunk, long offset, int capacity) {
+    Buffer(BufferPool pool, LeasedMemory memory, long offset, int capacity, int sizeClass) {
         this.pool = pool;
-        this.chunk = chunk;
+        this.memory = memory;
         this.offset = offset;
-        this.segment = chunk.region.segment().asSlice(offset, capacity);
+        this.segment = memory.region().segment().asSlice(offset, capacity);
+        this.sizeClass = sizeClass;
     }
 
     /**
@@ -39,7 +41,7 @@ public final class Buffer implements AutoCloseable {
      * {@return the registered region the buffer lies in, for an {@link Endpoint}'s operations}
      */
     public MemoryRegion region() {
-        return chunk.region;
+        return memory.region();
     }
 
     /**
@@ -57,11 +59,11 @@ public final class Buffer implements AutoCloseable {
     }
 
     int sizeClass() {
-        return chunk.sizeClass;
+        return sizeClass;
     }
 
-    BufferPool.Chunk chunk() {
-        return chunk;
+    LeasedMemory memory() {
+        return memory;
     }
 
     /**
@@ -76,6 +78,6 @@ public final class Buffer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Buffer[" + capacity() + " B at " + offset + " of " + chunk.region + "]";
+        return "Buffer[" + capacity() + " B at " + offset + " of " + memory.region() + "]";
     }
 }

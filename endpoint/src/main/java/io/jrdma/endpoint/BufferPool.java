@@ -1,13 +1,9 @@
 package io.jrdma.endpoint;
 
 import io.jrdma.ibverbs.Access;
-import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.RdmaException;
-import io.jrdma.ibverbs.internal.HugePages;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -37,32 +33,14 @@ public final class BufferPool {
     private final ProtectionDomain pd;
     private final boolean hugePages;
     private final SizeClass[] classes = new SizeClass[MAX_SHIFT - MIN_SHIFT + 1];
-    private final List<Chunk> chunks = new ArrayList<>();
+    /** Each chunk is {@link LeasedMemory}, so that a buffer held past the close keeps its memory. */
+    private final List<LeasedMemory> chunks = new ArrayList<>();
     private volatile boolean closed;
 
     /** One size class's free buffers, a stack under the class's own lock. */
     private static final class SizeClass {
         Buffer[] free = new Buffer[16];
         int count;
-    }
-
-    /**
-     * One registration: its memory, in an arena of its own so that it can outlive the registration, and the count of
-     * its buffers taken, guarded by the lock of the size class it serves.
-     */
-    static final class Chunk {
-        final Arena arena;
-        final MemoryRegion region;
-        final int sizeClass;
-        int taken;
-        /** Set under the class's lock once the pool has closed: the last buffer given back frees the memory. */
-        boolean orphaned;
-
-        Chunk(Arena arena, MemoryRegion region, int sizeClass) {
-            this.arena = arena;
-            this.region = region;
-            this.sizeClass = sizeClass;
-        }
     }
 
     BufferPool(ProtectionDomain pd, boolean hugePages) {
@@ -95,10 +73,12 @@ public final class BufferPool {
             if (c.count == 0) {
                 refill(c, index);
             }
-            Buffer b = c.free[--c.count];
-            c.free[c.count] = null;
+            Buffer b = c.free[c.count - 1];
+            if (!b.memory().hold()) {
+                throw new IllegalStateException("the buffer pool is closed");
+            }
+            c.free[--c.count] = null;
             b.free = false;
-            b.chunk().taken++;
             return b;
         }
     }
@@ -107,12 +87,13 @@ public final class BufferPool {
     private void refill(SizeClass c, int index) throws RdmaException {
         int size = 1 << (index + MIN_SHIFT);
         long chunk = Math.max(size, MIN_CHUNK);
-        Chunk registered;
+        LeasedMemory registered;
         synchronized (chunks) {
             if (closed) {
                 throw new IllegalStateException("the buffer pool is closed");
             }
-            registered = register(chunk, index);
+            long bytes = hugePages ? (chunk + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : chunk;
+            registered = LeasedMemory.register(pd, bytes, hugePages, Access.LOCAL_WRITE, Access.MW_BIND);
             chunks.add(registered);
         }
         int n = (int) (chunk / size);
@@ -120,22 +101,9 @@ public final class BufferPool {
             c.free = Arrays.copyOf(c.free, Math.max(c.free.length * 2, c.count + n));
         }
         for (int i = n - 1; i >= 0; i--) {
-            Buffer b = new Buffer(this, registered, (long) i * size, size);
+            Buffer b = new Buffer(this, registered, (long) i * size, size, index);
             b.free = true;
             c.free[c.count++] = b;
-        }
-    }
-
-    private Chunk register(long size, int sizeClass) throws RdmaException {
-        Arena arena = Arena.ofShared();
-        try {
-            MemorySegment memory = hugePages
-                    ? HugePages.map((size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE, arena)
-                    : arena.allocate(size, 4096);
-            return new Chunk(arena, pd.register(memory, arena, Access.LOCAL_WRITE, Access.MW_BIND), sizeClass);
-        } catch (RuntimeException | RdmaException e) {
-            arena.close();
-            throw e;
         }
     }
 
@@ -146,10 +114,7 @@ public final class BufferPool {
                 throw new IllegalStateException(b + " was given back already");
             }
             b.free = true;
-            Chunk chunk = b.chunk();
-            if (--chunk.taken == 0 && chunk.orphaned) {
-                chunk.arena.close();
-            }
+            b.memory().letGo();
             if (c.count == c.free.length) {
                 c.free = Arrays.copyOf(c.free, c.free.length * 2);
             }
@@ -163,51 +128,34 @@ public final class BufferPool {
     public long registeredBytes() {
         synchronized (chunks) {
             long sum = 0;
-            for (Chunk c : chunks) {
-                sum += c.region.length();
+            for (LeasedMemory m : chunks) {
+                sum += m.region().length();
             }
             return sum;
         }
     }
 
     /**
-     * Deregisters every chunk and frees the memory of those whose buffers are all back; called by the worker once no
-     * operation can use them. The class locks are taken after the chunk list's, never under it: {@link #refill}
-     * takes them in the other order.
+     * Deregisters every chunk, whose memory is freed once its buffers are all back; called by the worker once no
+     * operation can use them.
      */
     void close() throws RdmaException {
-        List<Chunk> all;
         synchronized (chunks) {
             closed = true;
-            all = new ArrayList<>(chunks);
+            RdmaException first = null;
+            for (LeasedMemory chunk : chunks) {
+                try {
+                    chunk.close();
+                } catch (RdmaException e) {
+                    if (first == null) {
+                        first = e;
+                    }
+                }
+            }
             chunks.clear();
-        }
-        RdmaException first = null;
-        for (Chunk chunk : all) {
-            try {
-                chunk.region.close();
-            } catch (RdmaException e) {
-                if (first == null) {
-                    first = e;
-                }
+            if (first != null) {
+                throw first;
             }
-        }
-        for (SizeClass c : classes) {
-            synchronized (c) {
-                Arrays.fill(c.free, null);
-                c.count = 0;
-            }
-        }
-        for (Chunk chunk : all) {
-            synchronized (classes[chunk.sizeClass]) {
-                chunk.orphaned = true;
-                if (chunk.taken == 0) {
-                    chunk.arena.close();
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
         }
     }
 }

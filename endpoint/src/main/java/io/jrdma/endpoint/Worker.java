@@ -44,7 +44,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A progress engine for {@link Endpoint}s, confined to one thread: on one RDMA device it holds one protection
@@ -99,13 +98,9 @@ public final class Worker implements AutoCloseable {
     private final CompletionChannel channel;
     private final CompletionQueue cq;
     private final SharedReceiveQueue srq;
+    /** The receive slab: messages the application holds past the close keep its memory. */
+    private final LeasedMemory slab;
     private final MemoryRegion receiveMemory;
-    /**
-     * The receive slab's memory, apart from its registration: it is freed when the worker has closed and no message
-     * in it is held any more (the worker counts as one holder until its close).
-     */
-    private final Arena slabArena;
-    private final AtomicInteger slabHolders = new AtomicInteger(1);
     private final MemoryRegion words;
     private final MemoryRegion scratch;
     private final int blockSize;
@@ -165,9 +160,9 @@ public final class Worker implements AutoCloseable {
             cq = add(made, context.completionQueue(cqSize).channel(channel)
                     .confinement(ThreadConfinement.CONFINED).create());
             srq = add(made, pd.createSharedReceiveQueue(slots, 1));
-            slabArena = add(made, Arena.ofShared());
-            receiveMemory = add(made, pd.register(slabArena.allocate((long) slots * options.messageSize(), 4096),
-                    slabArena, Access.LOCAL_WRITE));
+            slab = add(made, LeasedMemory.register(pd, (long) slots * options.messageSize(), false,
+                    Access.LOCAL_WRITE));
+            receiveMemory = slab.region();
             blockSize = MAILBOX + options.credits() * Rendezvous.ENTRY;
             words = add(made, pd.allocate((long) options.maxEndpoints() * blockSize, Access.LOCAL_WRITE,
                     Access.REMOTE_WRITE));
@@ -730,24 +725,23 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Lets the messages the application still holds keep the receive slab's memory (deregistered by now): a Netty
-     * buffer over one may be written by another transport through its raw address after this worker closed.
+     * Lets the messages the application still holds keep the receive slab's memory once the close deregisters it: a
+     * Netty buffer over one may be written by another transport through its raw address after this worker closed.
      */
     private void orphanHeldMessages() {
         for (ReceivedMessage m : messages) {
-            slabHolders.incrementAndGet();
+            // The hold comes first, so that a release racing the marking never lets go of a hold not yet taken; the
+            // worker's own hold is still there, so it is always taken and giving it back never frees the slab.
+            slab.hold();
             if (!m.orphan()) {
-                slabHolders.decrementAndGet();
+                slab.letGo();
             }
         }
-        slabReleased();
     }
 
-    /** A holder of the receive slab let go: the last one frees it. */
+    /** A message held past the close was released: the last one frees the receive slab. */
     void slabReleased() {
-        if (slabHolders.decrementAndGet() == 0) {
-            slabArena.close();
-        }
+        slab.letGo();
     }
 
     private void repost(int slot) {
@@ -1264,14 +1258,14 @@ public final class Worker implements AutoCloseable {
             }
         }
         RdmaException first = null;
-        for (AutoCloseable c : new AutoCloseable[] {srq, cq, channel, receiveMemory, words, scratch}) {
+        orphanHeldMessages();
+        for (AutoCloseable c : new AutoCloseable[] {srq, cq, channel, slab, words, scratch}) {
             try {
                 c.close();
             } catch (Exception e) {
                 first = first == null && e instanceof RdmaException r ? r : first;
             }
         }
-        orphanHeldMessages();
         try {
             buffers.close();
         } catch (RdmaException e) {

@@ -28,7 +28,6 @@ import java.net.InetAddress;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,9 +48,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Endpoints on rxe0 when things go wrong: a killed peer, rejects, a peer that is no endpoint, bad input. */
 @RdmaDeviceTest
 class EndpointFailureDeviceTest {
-    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
     /** Releases every message and keeps the first failure its endpoint hears of, and the endpoint once closed. */
     static class FailureCatcher implements EndpointHandler {
         final CompletableFuture<Throwable> failure = new CompletableFuture<>();
@@ -269,11 +265,11 @@ class EndpointFailureDeviceTest {
                         .privateData());
                 assertNotNull(server, "the worker answered with its handshake");
                 MemorySegment entry = mine.segment().asSlice(2048, Rendezvous.ENTRY);
-                entry.set(LE_LONG, 0, mine.address());
-                entry.set(LE_INT, 8, mine.remoteKey());
-                entry.set(LE_INT, 12, 0);
-                entry.set(LE_INT, 16, Rendezvous.INVITATION);
-                entry.set(LE_LONG, 24, 1L);
+                entry.set(Rendezvous.LONG, 0, mine.address());
+                entry.set(Rendezvous.INT, 8, mine.remoteKey());
+                entry.set(Rendezvous.INT, 12, 0);
+                entry.set(Rendezvous.INT, 16, Rendezvous.INVITATION);
+                entry.set(Rendezvous.LONG, 24, 1L);
                 qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE).add(mine, 2048, Rendezvous.ENTRY)
                         .rdma(server.wordAddress() + Worker.MAILBOX, server.wordKey())
                         .next(new SendWorkRequest(1).opcode(SendOpcode.SEND).signaled(true)));
