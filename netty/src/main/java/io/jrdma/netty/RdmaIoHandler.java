@@ -67,7 +67,8 @@ public final class RdmaIoHandler implements IoHandler {
      * @return the transport's default options
      */
     public static WorkerOptions defaultOptions() {
-        return WorkerOptions.defaults().withDepths(192, WorkerOptions.defaults().readDepth());
+        WorkerOptions defaults = WorkerOptions.defaults();
+        return defaults.withDepths(192, defaults.readDepth());
     }
 
     /**

@@ -364,9 +364,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /**
      * Posts the flushed buffers as messages of at most the worker's message size: a buffer of this loop's
      * {@link RdmaByteBufAllocator} of at least {@link #ZERO_COPY_MIN} bytes is sent from where it lies, holding a
-     * reference to that pooled memory until the send completes; the others are gathered and copied into pooled buffers, so that small
-     * writes share a message. Stops at the first message the endpoint refuses, leaving the rest for
-     * {@code onWritable}. A write's promise completes once its bytes are posted.
+     * reference to that pooled memory until the send completes; the others are gathered and copied into pooled
+     * buffers, so that small writes share a message. Stops at the first message the endpoint refuses, leaving the
+     * rest for {@code onWritable}. A write's promise completes once its bytes are posted.
      */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
