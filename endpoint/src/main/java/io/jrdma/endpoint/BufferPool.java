@@ -12,9 +12,10 @@ import java.util.List;
  * A worker's pool of registered buffers, in power-of-two size classes from 64 B to 16 MiB. Each class registers
  * its memory in chunks of at least 256 KiB when it runs short, and keeps given-back buffers for the next
  * {@link #allocate}: after warm-up, taking and giving back a buffer registers nothing and allocates nothing.
- * Thread-safe; the buffers are the worker's protection domain's, so any of its endpoints can use them, and are
- * registered for local access only (register remote-access memory with the worker's
- * {@link Worker#protectionDomain()}).
+ * With {@link WorkerOptions#withHugePages}, chunks are 2 MiB huge pages (the kernel's reserved ones), each cut
+ * into buffers to its last byte. Thread-safe; the buffers are the worker's protection domain's, so any of its
+ * endpoints can use them, and are registered for local access only (register remote-access memory with the
+ * worker's {@link Worker#protectionDomain()}).
  * <p>
  * When the worker closes, every chunk is deregistered, but a chunk's memory is freed only once all its buffers are
  * given back: a buffer still held (say, under a Netty buffer that a transport of another event loop writes through
@@ -59,6 +60,8 @@ public final class BufferPool {
      * @throws IllegalArgumentException if {@code size} is out of range
      * @throws IllegalStateException    if the pool's worker is closed
      * @throws RdmaException            if registering a new chunk fails (e.g. the locked-memory limit)
+     * @throws UnsupportedOperationException if the pool takes huge pages and the kernel has none free for a new
+     *                                       chunk (reserve them in {@code /proc/sys/vm/nr_hugepages})
      */
     public Buffer allocate(int size) throws RdmaException {
         if (size < 1 || size > MAX_BUFFER) {
@@ -87,16 +90,17 @@ public final class BufferPool {
     private void refill(SizeClass c, int index) throws RdmaException {
         int size = 1 << (index + MIN_SHIFT);
         long chunk = Math.max(size, MIN_CHUNK);
+        // Huge pages come whole: a chunk of them is cut into buffers to its last byte.
+        long bytes = hugePages ? (chunk + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : chunk;
         LeasedMemory registered;
         synchronized (chunks) {
             if (closed) {
                 throw new IllegalStateException("the buffer pool is closed");
             }
-            long bytes = hugePages ? (chunk + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : chunk;
             registered = LeasedMemory.register(pd, bytes, hugePages, Access.LOCAL_WRITE, Access.MW_BIND);
             chunks.add(registered);
         }
-        int n = (int) (chunk / size);
+        int n = (int) (bytes / size);
         if (c.free.length < c.count + n) {
             c.free = Arrays.copyOf(c.free, Math.max(c.free.length * 2, c.count + n));
         }
