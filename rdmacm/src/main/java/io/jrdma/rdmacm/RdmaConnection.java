@@ -33,6 +33,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * messages, and read, write and do atomics on the memory regions the peer advertised, with no copy on either side.
  * It owns its protection domain, completion queues, queue pair and the buffers it registers; closing it tells the
  * peer and releases them all. Safe to use from several threads (operations of one kind run one at a time).
+ * <p>
+ * It is the simple API: each call blocks until its one operation completes, and a receiver that stops reading
+ * holds its sender in the provider's RNR retries. Middleware that keeps many operations in flight, with credits
+ * and pooled memory, uses {@code jrdma-endpoint}'s endpoints on a worker.
  *
  * {@snippet class=io.jrdma.rdmacm.snippets.ConnectionSnippets region=connection}
  */
