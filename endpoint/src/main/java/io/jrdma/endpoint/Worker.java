@@ -42,7 +42,9 @@ import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -1008,7 +1010,7 @@ public final class Worker implements AutoCloseable {
             // The application's code: whatever it throws, the worker goes on and the request is answered.
             LOG.log(System.Logger.Level.WARNING, "the connect request handler of " + listener + " failed", failure);
         }
-        if (!request.answered()) {
+        if (request.unanswered()) {
             reject(e.id(), Handshake.encodeReject(new byte[0]));
         }
     }
@@ -1199,6 +1201,17 @@ public final class Worker implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Requests its listeners' handlers deferred that no worker answered yet, from any thread: rejected when this
+     * worker closes, since their ids live on its channel until they are accepted.
+     */
+    final Set<ConnectRequest> deferred = ConcurrentHashMap.newKeySet();
+
+    /** The connection manager's channel, to which an id accepted here must move. */
+    EventChannel events() {
+        return events;
+    }
+
     // ---- threads and close --------------------------------------------------------------------------------------
 
     boolean inThread() {
@@ -1242,6 +1255,7 @@ public final class Worker implements AutoCloseable {
         for (EndpointListener l : List.copyOf(listeners)) {
             closeListener(l);
         }
+        List.copyOf(deferred).forEach(ConnectRequest::rejectUnanswered);
         for (Endpoint ep : endpoints) {
             if (ep != null) {
                 ep.abortNow(new EndpointException(ep + ": its worker closed"));
