@@ -18,16 +18,35 @@ final class LoopBinding {
         return loop instanceof IoEventLoop io && io.isCompatible(RdmaIoHandle.class);
     }
 
-    void register(EventLoop loop, RdmaIoHandle handle, ReadQueue reads, ChannelPromise promise) {
+    /** What a channel does on its loop once registered, before the registration succeeds. */
+    @FunctionalInterface
+    interface Registered {
+        void on(RdmaIoHandler handler) throws Exception;
+    }
+
+    /**
+     * Registers {@code handle} with {@code loop}; {@code then} runs on the loop once it is, and if it throws, the
+     * registration is cancelled and fails with that cause.
+     */
+    void register(EventLoop loop, RdmaIoHandle handle, ReadQueue reads, ChannelPromise promise, Registered then) {
         ((IoEventLoop) loop).register(handle).addListener(f -> {
-            if (f.isSuccess()) {
-                registration = (IoRegistration) f.getNow();
-                handler = registration.attachment();
-                reads.attach(handler);
-                promise.setSuccess();
-            } else {
+            if (!f.isSuccess()) {
                 promise.setFailure(f.cause());
+                return;
             }
+            IoRegistration r = (IoRegistration) f.getNow();
+            RdmaIoHandler h = r.attachment();
+            try {
+                then.on(h);
+            } catch (Exception e) {
+                r.cancel();
+                promise.setFailure(e);
+                return;
+            }
+            registration = r;
+            handler = h;
+            reads.attach(h);
+            promise.setSuccess();
         });
     }
 

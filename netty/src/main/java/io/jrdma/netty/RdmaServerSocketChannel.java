@@ -21,10 +21,11 @@ import java.util.function.UnaryOperator;
  * an address of the loop's RDMA device (a wildcard address means the device's) and reads each accepted connection
  * as an {@link RdmaSocketChannel}.
  *
- * <p>An accepted channel's endpoint belongs to the worker that accepted it, so it can only be registered with the
- * server channel's own event loop: give {@code ServerBootstrap.group} that loop as the child group (e.g.
- * {@code group(loop)} with {@code loop = group.next()}); a child group of other loops fails the children's
- * registration.
+ * <p>While the server channel reads (auto-read, or a {@code read()} pending), each connect request is deferred to
+ * the accepted channel, which accepts it on the worker of the loop it is registered with:
+ * {@code ServerBootstrap.group(boss, workers)} spreads the connections over the workers' loops, which must be on
+ * the server's device. While it does not read, a request is accepted at once on the server's own loop, as a TCP
+ * backlog completes connections nobody accepted yet, and its channel can only be registered with that loop.
  *
  * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
  */
@@ -82,7 +83,7 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        binding.register(eventLoop(), (RdmaIoHandle) unsafe(), reads, promise);
+        binding.register(eventLoop(), (RdmaIoHandle) unsafe(), reads, promise, handler -> { });
     }
 
     @Override
@@ -118,9 +119,11 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             request.reject(null);
             return;
         }
-        RdmaSocketChannel child = new RdmaSocketChannel(this, request.peerAddress());
-        child.accepted(request.accept(child.events(), null));
-        reads.add(child);
+        // While the channel reads, the child is read at once and accepted by the worker of whichever loop it is
+        // registered with (ServerBootstrap's child group). While it does not, the connection completes now, on this
+        // loop's worker, as a TCP backlog completes connections that nobody has accepted yet.
+        boolean reading = config.isAutoRead() || reads.requested();
+        reads.add(new RdmaSocketChannel(this, request, !reading));
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.jrdma.netty;
 
 import io.jrdma.endpoint.Buffer;
 import io.jrdma.endpoint.BufferPool;
+import io.jrdma.endpoint.ConnectRequest;
 import io.jrdma.endpoint.Endpoint;
 import io.jrdma.endpoint.EndpointHandler;
 import io.jrdma.endpoint.ReceivedMessage;
@@ -74,6 +75,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private final LoopBinding binding = new LoopBinding();
     private final EndpointHandler events = new Events();
     private Endpoint endpoint;
+    /** An accepted channel's connect request, until its registration accepts it (or its close rejects it). */
+    private ConnectRequest request;
     private boolean open = true;
     private boolean active;
     /**
@@ -101,22 +104,22 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         super(null);
     }
 
-    /** A channel that {@code parent} accepted: open from the start, on its parent's event loop only. */
-    RdmaSocketChannel(RdmaServerSocketChannel parent, InetSocketAddress remote) {
+    /**
+     * A channel for a connect request of {@code parent}'s listener, open from the start: accepted {@code now}, on the
+     * listener's worker (the parent's loop, on whose thread this runs), or deferred, to be accepted on the worker of
+     * whichever loop of the device the channel is registered with.
+     */
+    RdmaSocketChannel(RdmaServerSocketChannel parent, ConnectRequest request, boolean now) throws RdmaException {
         super(parent);
-        this.remote = remote;
+        this.remote = request.peerAddress();
         this.local = parent.localAddress();
         this.active = true;
-    }
-
-    /** The accepting side's endpoint; its operations wait for the peer's confirmation. */
-    void accepted(Endpoint ep) {
-        endpoint = ep;
-    }
-
-    /** What the endpoint tells this channel, on the loop's thread. */
-    EndpointHandler events() {
-        return events;
+        if (now) {
+            endpoint = request.accept(events, null);
+        } else {
+            request.defer();
+            this.request = request;
+        }
     }
 
     @Override
@@ -288,13 +291,27 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     @Override
     protected boolean isCompatible(EventLoop loop) {
-        // An accepted endpoint belongs to the worker of the loop that accepted it.
-        return LoopBinding.compatible(loop) && (parent() == null || loop == parent().eventLoop());
+        return LoopBinding.compatible(loop);
     }
 
+    /**
+     * Registers with the loop; an accepted channel accepts its connect request there, on the loop's worker, so that
+     * its endpoint uses that loop's queues. An endpoint is its worker's: a connected channel moved to a loop of
+     * another worker fails its registration.
+     */
     @Override
     protected void doRegister(ChannelPromise promise) {
-        binding.register(eventLoop(), (RdmaIoHandle) unsafe(), reads, promise);
+        binding.register(eventLoop(), (RdmaIoHandle) unsafe(), reads, promise, handler -> {
+            if (request != null) {
+                ConnectRequest r = request;
+                request = null;
+                endpoint = r.acceptOn(handler.worker(), events, null);
+            } else if (endpoint != null && endpoint.worker() != handler.worker()) {
+                throw new IllegalStateException(this + " is connected through the worker of another loop"
+                        + (parent() != null ? " (accepted while its server channel did not read, it completed on the"
+                        + " server's loop: with auto-read off, the server's child group is its own loop)" : ""));
+            }
+        });
     }
 
     @Override
@@ -342,6 +359,15 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             p.tryFailure(new ClosedChannelException());
         }
         reads.clear();
+        if (request != null) {
+            ConnectRequest r = request;
+            request = null;
+            try {
+                r.reject(null);
+            } catch (RdmaException | IllegalStateException e) {
+                // Rejected or gone already: the peer's connect fails either way.
+            }
+        }
         if (endpoint != null) {
             endpoint.close();   // what was posted still completes, then it disconnects
         }

@@ -68,6 +68,11 @@ final class ReadQueue {
         add(END);
     }
 
+    /** Whether Netty asked for a read that has not taken anything yet. */
+    boolean requested() {
+        return requested;
+    }
+
     /** Netty asked for a read. */
     void request() {
         requested = true;

@@ -8,7 +8,8 @@
  *
  * <p><b>Threads.</b> Each event loop drives one endpoint worker on its own thread: the endpoints' completions and
  * callbacks run there, between Netty's tasks, so a channel's pipeline runs on one thread as with Netty's other
- * transports. A server channel's accepted channels live on its own loop.
+ * transports. A server channel's accepted channels go to the loops of {@code ServerBootstrap}'s child group, any
+ * loops of the server's device.
  *
  * <p><b>Wire format.</b> The endpoints' messages: a channel's byte stream is cut into messages where it was
  * flushed (at most the workers' message size each) and the peer reads each message as one buffer; a message of no

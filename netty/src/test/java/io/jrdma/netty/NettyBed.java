@@ -9,6 +9,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 
@@ -29,16 +30,30 @@ final class NettyBed implements AutoCloseable {
     final InetAddress ip;
     final EventLoopGroup serverGroup;
     final EventLoopGroup clientGroup;
+    /** The server's child group: its own loop unless {@link #childLoops} gave it others. */
+    EventLoopGroup childGroup;
 
     NettyBed(Device device, int clientLoops) throws IOException {
+        this(device, clientLoops, OPTIONS, OPTIONS);
+    }
+
+    NettyBed(Device device, int clientLoops, WorkerOptions server, WorkerOptions client) throws IOException {
         ip = DeviceAddresses.ipv4(device);
-        serverGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(ip, OPTIONS));
-        clientGroup = new MultiThreadIoEventLoopGroup(clientLoops, RdmaIoHandler.newFactory(ip, OPTIONS));
+        serverGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(ip, server));
+        clientGroup = new MultiThreadIoEventLoopGroup(clientLoops, RdmaIoHandler.newFactory(ip, client));
+    }
+
+    /** Gives the servers' accepted channels a group of {@code loops} loops of their own (with the servers' options). */
+    NettyBed childLoops(int loops, WorkerOptions options) throws IOException {
+        childGroup = new MultiThreadIoEventLoopGroup(loops, RdmaIoHandler.newFactory(ip, options));
+        return this;
     }
 
     /** A server whose every accepted channel gets {@code handlers}' handlers, reading at once or not. */
     Channel serve(Supplier<ChannelHandler[]> handlers, boolean autoRead) throws InterruptedException {
-        return new ServerBootstrap().group(serverGroup.next()).channel(RdmaServerSocketChannel.class)
+        EventLoop boss = serverGroup.next();
+        return new ServerBootstrap().group(boss, childGroup != null ? childGroup : boss)
+                .channel(RdmaServerSocketChannel.class)
                 .childOption(ChannelOption.AUTO_READ, autoRead)
                 .childHandler(initializer(handlers))
                 .bind(new InetSocketAddress(ip, 0)).sync().channel();
@@ -62,6 +77,9 @@ final class NettyBed implements AutoCloseable {
     @Override
     public void close() {
         clientGroup.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+        if (childGroup != null) {
+            childGroup.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+        }
         serverGroup.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

@@ -1,11 +1,14 @@
 package io.jrdma.netty;
 
+import io.jrdma.endpoint.ConnectionRejectedException;
 import io.jrdma.endpoint.EndpointException;
+import io.jrdma.endpoint.WorkerOptions;
 import io.jrdma.ibverbs.Device;
 import io.jrdma.junit.DeviceAddresses;
 import io.jrdma.junit.RdmaDeviceTest;
 import io.jrdma.rdmacm.RemoteRegion;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -16,6 +19,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -95,16 +99,64 @@ class NettyEchoDeviceTest {
         }
     }
 
+    @Test
+    void twoHundredFiftySixConnectionsOnOneLoopGroupEachEchoTheirOwnBytes(Device device) throws Exception {
+        // All 256 accepted on the server's one loop: a send queue of 64 keeps its worker's completion queue within
+        // the device's (8 * 256 receives + 256 * 65 send slots); the clients' two loops take 128 each.
+        WorkerOptions server = RdmaIoHandler.defaultOptions().withCredits(8, 256).withDepths(64, 4);
+        WorkerOptions client = RdmaIoHandler.defaultOptions().withCredits(8, 128);
+        try (NettyBed bed = new NettyBed(device, 2, server, client)) {
+            Set<EventLoop> loops = echo(bed, 256, 64 << 10);
+            assertEquals(2, loops.size(), "the client channels were not spread over both loops");
+        }
+    }
+
+    @Test
+    void acceptedChannelsGoToTheLoopsOfTheServersChildGroup(Device device) throws Exception {
+        try (NettyBed bed = new NettyBed(device, 2).childLoops(2, NettyBed.OPTIONS)) {
+            Set<EventLoop> serverLoops = ConcurrentHashMap.newKeySet();
+            echo(bed, 8, 256 << 10, serverLoops);
+            assertEquals(2, serverLoops.size(), "the accepted channels were not spread over the child group");
+            assertFalse(serverLoops.contains(bed.serverGroup.next()), "an accepted channel stayed on the boss loop");
+        }
+    }
+
+    @Test
+    void aChildGroupOfAnotherTransportFailsTheConnectsItCannotTake(Device device) throws Exception {
+        EventLoopGroup nio = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Channel server = new ServerBootstrap().group(bed.serverGroup.next(), nio)
+                    .channel(RdmaServerSocketChannel.class).childHandler(new Echo())
+                    .bind(new InetSocketAddress(bed.ip, 0)).sync().channel();
+            for (int i = 0; i < 2; i++) {
+                ChannelFuture connect = new Bootstrap().group(bed.clientGroup).channel(RdmaSocketChannel.class)
+                        .handler(new ChannelInboundHandlerAdapter()).connect(server.localAddress());
+                assertTrue(connect.await(WAIT_SECONDS, TimeUnit.SECONDS), "the connect hangs");
+                assertInstanceOf(ConnectionRejectedException.class, connect.cause());
+            }
+            assertTrue(server.isActive(), "the server channel goes on listening");
+            server.close().sync();
+        } finally {
+            nio.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    private static Set<EventLoop> echo(NettyBed bed, int connections, long bytes) throws Exception {
+        return echo(bed, connections, bytes, ConcurrentHashMap.newKeySet());
+    }
+
     /**
      * Echoes a stream of {@code bytes} over each of {@code connections} connections at once and checks each; returns
-     * the client loops they ran on.
+     * the client loops they ran on, and adds the loops of the server's accepted channels to {@code serverLoops}.
      */
-    private static Set<EventLoop> echo(NettyBed bed, int connections, long bytes) throws Exception {
+    private static Set<EventLoop> echo(NettyBed bed, int connections, long bytes, Set<EventLoop> serverLoops)
+            throws Exception {
         Set<SocketAddress> peersSeen = ConcurrentHashMap.newKeySet();
         ChannelHandler recorder = new ChannelInboundHandlerAdapter() {
             @Override
             public void channelActive(ChannelHandlerContext ctx) {
                 peersSeen.add(ctx.channel().remoteAddress());
+                serverLoops.add(ctx.channel().eventLoop());
                 ctx.fireChannelActive();
             }
 

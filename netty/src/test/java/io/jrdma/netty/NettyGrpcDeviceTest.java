@@ -22,10 +22,10 @@ import java.util.concurrent.TimeUnit;
 class NettyGrpcDeviceTest {
     @Test
     void unaryAndStreamingCallsAnswerByteForByte(Device device) throws Exception {
-        try (NettyBed bed = new NettyBed(device, 2)) {
-            // Accepted channels live on their server's loop: the server's one loop is its boss and its worker.
+        try (NettyBed bed = new NettyBed(device, 2).childLoops(2, NettyBed.OPTIONS)) {
+            // As over any Netty transport: a boss loop accepts, the worker group's loops take the connections.
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(bed.ip, 0))
-                    .bossEventLoopGroup(bed.serverGroup).workerEventLoopGroup(bed.serverGroup)
+                    .bossEventLoopGroup(bed.serverGroup).workerEventLoopGroup(bed.childGroup)
                     .channelType(RdmaServerSocketChannel.class)
                     .addService(GrpcEchoService.definition())
                     .build().start();

@@ -25,8 +25,8 @@ final class NettySnippets {
         // @start region="echo"
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(deviceAddress));
         try {
-            // Accepted channels live on the server channel's loop: give the bootstrap that loop for both.
-            Channel server = new ServerBootstrap().group(group.next()).channel(RdmaServerSocketChannel.class)
+            // As with any transport: one loop accepts, the group's loops take the accepted channels.
+            Channel server = new ServerBootstrap().group(group.next(), group).channel(RdmaServerSocketChannel.class)
                     .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
                         public void channelRead(ChannelHandlerContext ctx, Object msg) {

@@ -34,8 +34,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * The transport's place in Netty's socket test suite, as its io_uring transport has one: the bootstraps the suite's
  * tests run with (a server of {@link RdmaServerSocketChannel}s, a client of {@link RdmaSocketChannel}s) and the
- * address they bind, the device's. One server loop (accepted channels live on their server's loop) and two client
- * loops, made on first use and shut down with the JVM.
+ * address they bind, the device's. One server loop, which takes its accepted channels too (the suite turns the server
+ * channel's auto-read off, and a request that comes then completes on the server's loop), and two client loops,
+ * made on first use and shut down with the JVM.
  */
 final class RdmaPermutation {
     /** 4 KiB messages, 32 credits, at most 16 connections per loop: 2 MiB of receive buffers per loop. */
