@@ -131,6 +131,11 @@ public final class Worker implements AutoCloseable {
     private int freeIndexCount;
     private final Map<CmId, Object> ids = new IdentityHashMap<>();
     private final List<EndpointListener> listeners = new ArrayList<>();
+    /**
+     * Requests its listeners' handlers deferred that no worker answered yet, from any thread: rejected when this
+     * worker closes, since their ids live on its channel until they are accepted.
+     */
+    final Set<ConnectRequest> deferred = ConcurrentHashMap.newKeySet();
     private final List<Endpoint> waitingForCredits = new ArrayList<>();
     private final ConcurrentLinkedQueue<Runnable> submissions = new ConcurrentLinkedQueue<>();
     private volatile boolean sleeping;
@@ -1200,12 +1205,6 @@ public final class Worker implements AutoCloseable {
         }
         return false;
     }
-
-    /**
-     * Requests its listeners' handlers deferred that no worker answered yet, from any thread: rejected when this
-     * worker closes, since their ids live on its channel until they are accepted.
-     */
-    final Set<ConnectRequest> deferred = ConcurrentHashMap.newKeySet();
 
     /** The connection manager's channel, to which an id accepted here must move. */
     EventChannel events() {
