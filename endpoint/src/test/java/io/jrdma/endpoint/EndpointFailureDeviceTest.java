@@ -10,6 +10,7 @@ import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
 import io.jrdma.ibverbs.WcStatus;
+import io.jrdma.junit.ChildServer;
 import io.jrdma.junit.DeviceAddresses;
 import io.jrdma.junit.RdmaDeviceTest;
 import io.jrdma.rdmacm.CmEventException;
@@ -21,15 +22,12 @@ import io.jrdma.rdmacm.PortSpace;
 import io.jrdma.rdmacm.RemoteRegion;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.net.InetAddress;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -145,15 +143,10 @@ class EndpointFailureDeviceTest {
     @Test
     void aKilledPeerFailsEveryOperationInFlightAndTheEndpointCloses(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                EndpointServerMain.class.getName(), ip.getHostAddress()).redirectErrorStream(true).start();
-        try (Worker client = Worker.start(ip, WorkerOptions.defaults()
-                .withFailureDetection(Duration.ofSeconds(1), 14, 3), "client-worker")) {
-            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream()));
-            String line = out.readLine();
-            assertNotNull(line, "the child server printed nothing");
-            int port = Integer.parseInt(line.replace("listening ", "").strip());
+        try (ChildServer child = ChildServer.start(EndpointServerMain.class, ip.getHostAddress());
+             Worker client = Worker.start(ip, WorkerOptions.defaults()
+                     .withFailureDetection(Duration.ofSeconds(1), 14, 3), "client-worker")) {
+            int port = child.port();
             FailureCatcher catcher = new FailureCatcher();
             Endpoint ep = client.connect(new InetSocketAddress(ip, port), catcher, null, Duration.ofSeconds(30))
                     .get(60, TimeUnit.SECONDS);
@@ -166,7 +159,7 @@ class EndpointFailureDeviceTest {
                     ops.add(ep.send(local, 0, 1024));
                 }
                 ops.getFirst().get(30, TimeUnit.SECONDS);    // the peer answered: the rest is in flight or queued
-                child.destroyForcibly().waitFor();
+                child.kill();
                 int failed = 0;
                 for (CompletableFuture<Long> f : ops) {
                     try {
@@ -182,8 +175,6 @@ class EndpointFailureDeviceTest {
                 assertFalse(ep.isOpen());
                 assertThrows(IllegalStateException.class, () -> ep.send(local, 0, 8));
             }
-        } finally {
-            child.destroyForcibly();
         }
     }
 

@@ -3,6 +3,7 @@ package io.jrdma.junit.snippets;
 import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.PortState;
 import io.jrdma.ibverbs.Device;
+import io.jrdma.junit.ChildServer;
 import io.jrdma.junit.DeviceAddresses;
 import io.jrdma.junit.RdmaDeviceExtension;
 import io.jrdma.junit.RdmaDeviceTest;
@@ -45,6 +46,31 @@ final class RdmaDeviceTestSnippets {
         void deviceHasAnAddress(Device device) throws Exception {
             InetAddress ip = DeviceAddresses.ipv4(device);   // e.g. rxe0's netdev's; -Djrdma.test.address overrides
             // ... listen and connect through the connection manager on ip ...
+        }
+    }
+    // @end
+
+    // @start region="child"
+    /** Started by the test below in a JVM of its own: listens, prints its port, runs until killed. */
+    static final class Server {
+        public static void main(String[] args) throws Exception {
+            // ... listen on args[0] ...
+            int port = 7471;
+            System.out.println("listening " + port);
+            Thread.sleep(Long.MAX_VALUE);
+        }
+    }
+
+    @RdmaDeviceTest
+    static class KilledPeerTest {
+        @Test
+        void aKilledPeerIsNoticed(Device device) throws Exception {
+            InetAddress ip = DeviceAddresses.ipv4(device);
+            try (ChildServer server = ChildServer.start(Server.class, ip.getHostAddress())) {
+                // ... connect to ip:server.port() and start sending ...
+                server.kill();
+                // ... every operation in flight fails, the connection closes ...
+            }
         }
     }
     // @end
