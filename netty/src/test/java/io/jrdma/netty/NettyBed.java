@@ -16,6 +16,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -60,9 +61,13 @@ final class NettyBed implements AutoCloseable {
     }
 
     Channel connect(Channel server, Supplier<ChannelHandler[]> handlers) throws InterruptedException {
+        return connect(server.localAddress(), handlers);
+    }
+
+    Channel connect(SocketAddress server, Supplier<ChannelHandler[]> handlers) throws InterruptedException {
         return new Bootstrap().group(clientGroup).channel(RdmaSocketChannel.class)
                 .handler(initializer(handlers))
-                .connect(server.localAddress()).sync().channel();
+                .connect(server).sync().channel();
     }
 
     private static ChannelInitializer<Channel> initializer(Supplier<ChannelHandler[]> handlers) {

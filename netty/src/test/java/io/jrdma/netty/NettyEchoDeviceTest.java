@@ -4,6 +4,7 @@ import io.jrdma.endpoint.ConnectionRejectedException;
 import io.jrdma.endpoint.EndpointException;
 import io.jrdma.endpoint.WorkerOptions;
 import io.jrdma.ibverbs.Device;
+import io.jrdma.junit.ChildServer;
 import io.jrdma.junit.DeviceAddresses;
 import io.jrdma.junit.RdmaDeviceTest;
 import io.jrdma.rdmacm.RemoteRegion;
@@ -26,13 +27,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -387,6 +391,56 @@ class NettyEchoDeviceTest {
             assertEquals(crc.getValue(), echoed.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
             next.close().sync();
             server.close().sync();
+        }
+    }
+
+    @Test
+    void aGibibyteThroughOneConnectionArrivesWhole(Device device) throws Exception {
+        long total = 1L << 30;
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Tally tally = new Tally(total);
+            Channel server = bed.serve(() -> new ChannelHandler[] {tally}, true);
+            Pump pump = new Pump(29, total, SIZES, false, false);
+            long start = System.nanoTime();
+            Channel client = bed.connect(server, () -> new ChannelHandler[] {pump});
+            assertEquals(pump.finished.get(10, TimeUnit.MINUTES), tally.done.get(10, TimeUnit.MINUTES));
+            System.out.printf(Locale.ROOT, "1 GiB through one connection in %.1f s%n",
+                    (System.nanoTime() - start) / 1e9);
+            client.close().sync();
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aKilledPeerClosesTheChannelAndFailsWhatWaitedToBeWritten(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        // Retries of 67 ms, 3 of them: a send to the dead peer fails within a second.
+        WorkerOptions detecting = NettyBed.OPTIONS.withFailureDetection(Duration.ofSeconds(1), 14, 3);
+        try (ChildServer child = ChildServer.start(NettyServerMain.class, ip.getHostAddress());
+             NettyBed bed = new NettyBed(device, 1, NettyBed.OPTIONS, detecting)) {
+            // An endless stream of writes large and small, echoed.
+            Tally echoed = new Tally(Long.MAX_VALUE);
+            Pump pump = new Pump(31, Long.MAX_VALUE, SIZES, false, false);
+            Channel client = bed.connect(new InetSocketAddress(ip, child.port()),
+                    () -> new ChannelHandler[] {pump, echoed});
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (echoed.received < 1 << 20 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(echoed.received >= 1 << 20, "the child echoed " + echoed.received + " bytes");
+            child.kill();
+
+            // Its kernel disconnects it: an orderly end, as a killed process's FIN is, unless a send of the
+            // client's was cut off on its way, which is an exception. Either way the channel closes, and what
+            // waited in its outbound buffer fails and is released (the leak check after the test).
+            assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the channel stayed open");
+            if (echoed.caught != null) {
+                assertInstanceOf(EndpointException.class, echoed.caught);
+            }
+            assertThrows(ExecutionException.class, () -> echoed.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            ChannelFuture late = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[8])).await();
+            assertFalse(late.isSuccess(), "a write after the peer died succeeded");
+            assertTrue(pump.sent >= echoed.received, "more came back than was sent");
         }
     }
 
