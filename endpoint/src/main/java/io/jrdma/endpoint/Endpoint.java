@@ -136,11 +136,6 @@ public final class Endpoint implements AutoCloseable {
     private boolean graceful;
     /** The peer disconnected while nothing of this side's was outstanding. */
     private volatile boolean closedByPeer;
-    /** The peer disconnected in order while large messages of its own were still arriving or being handed over. */
-    private boolean peerGone;
-    private long peerGoneAt;
-    /** The drain passed at a timer check: the next one, after another poll, decides. */
-    private boolean peerGoneLate;
     private Throwable failure;
     private volatile byte[] peerData = new byte[0];
     /** On the connecting side, the application's private data for the connect request. */
@@ -998,54 +993,14 @@ public final class Endpoint implements AutoCloseable {
         if (state != State.OPEN && state != State.CLOSING) {
             return;
         }
-        // The invalidations of the peer's large messages are this side's own work.
-        int outstanding = freeSlots.length - free - (creditWriteInFlight ? 1 : 0) + backlog.size()
-                - rendezvous.invalidations();
-        boolean largeMessage = !rendezvous.sendingNothing();
+        int outstanding = freeSlots.length - free - (creditWriteInFlight ? 1 : 0) + backlog.size();
+        boolean largeMessage = !rendezvous.idle();
         if (outstanding == 0 && !largeMessage) {
-            if (rendezvous.holding()) {
-                // The peer's large messages wait to be handed over, or for their "done", which the peer sent before
-                // it disconnected and which may reach the completion queue after the connection manager's event.
-                if (!peerGone) {
-                    peerGone = true;
-                    peerGoneLate = false;
-                    peerGoneAt = worker.now();
-                }
-                return;
-            }
             closedByPeer = true;
             abortNow(new EndpointException(this + " was closed by its peer"));
         } else {
             fail(new EndpointException(this + ": the peer disconnected with " + outstanding + " operation(s)"
                     + (largeMessage ? " and a large message" : "") + " outstanding"));
-        }
-    }
-
-    /** {@return whether the peer disconnected in order and this side still hands over what it sent} */
-    boolean peerGone() {
-        return peerGone;
-    }
-
-    /**
-     * After the peer's orderly disconnect: ends the endpoint in order once what the peer sent was handed over, or
-     * breaks it if a large message of the peer's still waited for the peer after {@link Worker#DRAIN} and one more
-     * poll of the completion queue (the worker's thread may have been kept from polling meanwhile). What is left
-     * of this side's own work (invalidations, hand-overs) is waited for without a deadline.
-     */
-    void checkPeerGone() {
-        if (!peerGone) {
-            return;
-        }
-        if (!rendezvous.holding()) {
-            peerGone = false;
-            peerDisconnected();
-        } else if (rendezvous.awaitingPeer() && worker.now() - peerGoneAt >= Worker.DRAIN) {
-            if (!peerGoneLate) {
-                peerGoneLate = true;
-                return;
-            }
-            peerGone = false;
-            fail(new EndpointException(this + ": the peer disconnected with a large message outstanding"));
         }
     }
 

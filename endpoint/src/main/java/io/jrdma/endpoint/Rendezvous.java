@@ -120,8 +120,6 @@ final class Rendezvous {
     private long held;
     private int reserved;
     private boolean aborted;
-    /** Invalidations posted and not yet complete. */
-    private int invalidations;
 
     Rendezvous(Endpoint ep, Worker worker) {
         this.ep = ep;
@@ -258,7 +256,6 @@ final class Rendezvous {
     /** A window of a large message is invalidated: the message is whole, and the window free for the next. */
     void invalidated(Incoming in, WcStatus status) {
         in.invalidating = false;
-        invalidations--;
         if (status == WcStatus.SUCCESS) {
             VerbsBridge.hooks().windowInvalidated(in.window);
             freeWindows.push(in.window);
@@ -312,7 +309,6 @@ final class Rendezvous {
                 throw e;
             }
             in.invalidating = true;
-            invalidations++;
             toInvalidate.poll();
         }
         Outgoing o;
@@ -383,31 +379,14 @@ final class Rendezvous {
                 worker.deliver(ep, (ReceivedMessage) head);
             }
         }
-        if (inbound.isEmpty() && !aborted) {
-            ep.checkPeerGone();
-        }
     }
 
     // ---- both ---------------------------------------------------------------------------------------------------
 
-    /** Whether no large message of this side's is being sent: advertised, invited or being written. */
-    boolean sendingNothing() {
-        return advertised.isEmpty() && toWrite.isEmpty() && writing == 0;
-    }
-
-    /** Whether a large message of the peer's waits for this side's invitation or for the peer's "done". */
-    boolean awaitingPeer() {
-        return !toInvite.isEmpty() || !invited.isEmpty();
-    }
-
-    /** {@return the invalidations in flight}, each taking a send-queue slot. */
-    int invalidations() {
-        return invalidations;
-    }
-
     /** Whether nothing is on its way: a graceful close waits for that. */
     boolean idle() {
-        return sendingNothing() && !awaitingPeer() && toInvalidate.isEmpty();
+        return advertised.isEmpty() && toWrite.isEmpty() && writing == 0 && toInvite.isEmpty() && invited.isEmpty()
+                && toInvalidate.isEmpty();
     }
 
     /** Whether a large message being sent uses {@code region}: it is written from there once the peer invites it. */

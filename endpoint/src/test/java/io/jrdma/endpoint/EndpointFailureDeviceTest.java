@@ -97,55 +97,6 @@ class EndpointFailureDeviceTest {
 
 
     /**
-     * A server that sends large messages as it accepts and closes at once ends the client's endpoint in order, after
-     * they were handed over: their last "done" may reach the client's completion queue after the disconnect.
-     */
-    @Test
-    void largeMessagesWrittenJustBeforeAnOrderlyCloseArriveWholeAndTheEndIsNoError(Device device) throws Exception {
-        int rounds = 20;
-        List<Integer> sizes = List.of(100_000, 5000, 300_000, 64);
-        try (WorkerPair pair = new WorkerPair(DeviceAddresses.ipv4(device), WorkerOptions.defaults(),
-                WorkerOptions.defaults(), new FailureCatcher());
-             Buffer out = pair.server.buffers().allocate(300_000)) {
-            for (int i = 0; i < 300_000; i++) {
-                out.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
-            }
-            pair.acceptor = request -> {
-                Endpoint server = request.accept(new FailureCatcher(), null);
-                for (int size : sizes) {
-                    server.send(out.region(), out.offset(), size);
-                }
-                server.close();
-            };
-            for (int round = 0; round < rounds; round++) {
-                int r = round;
-                List<Integer> lengths = new ArrayList<>();
-                List<Boolean> intact = new ArrayList<>();
-                FailureCatcher clientSide = new FailureCatcher() {
-                    @Override
-                    public void onMessage(Endpoint endpoint, ReceivedMessage message) {
-                        MemorySegment m = message.segment();
-                        boolean same = true;
-                        for (int i = 0; i < message.length() && same; i += 997) {
-                            same = m.get(ValueLayout.JAVA_BYTE, i) == (byte) (i * 7);
-                        }
-                        lengths.add(message.length());
-                        intact.add(same);
-                        message.release();
-                    }
-                };
-                Endpoint ep = pair.connect(clientSide);
-                ep.closeFuture().get(60, TimeUnit.SECONDS);
-                assertFalse(clientSide.failure.isDone(), () -> "round " + r + ": the orderly close was heard as "
-                        + clientSide.failure.getNow(null));
-                assertTrue(ep.isClosedByPeer());
-                assertEquals(sizes, lengths);
-                assertEquals(List.of(true, true, true, true), intact);
-            }
-        }
-    }
-
-    /**
      * A server that greets and closes at once, before the client confirmed the connection (the accepted endpoint is
      * still connecting), loses nothing: the greeting goes once the connection is up, then the endpoint closes.
      */
