@@ -395,7 +395,7 @@ class NettyEchoDeviceTest {
     }
 
     @Test
-    @Timeout(value = 12, unit = TimeUnit.MINUTES)   // 4.6 to 5 min on rxe0 in the emulated guest, in 4 KiB messages
+    @Timeout(value = 12, unit = TimeUnit.MINUTES)   // 4.6 to 5.6 min on rxe0 in the emulated guest, 4 KiB messages
     void aGibibyteThroughOneConnectionArrivesWhole(Device device) throws Exception {
         long total = 1L << 30;
         try (NettyBed bed = new NettyBed(device, 1)) {
