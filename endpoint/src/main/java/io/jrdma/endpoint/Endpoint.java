@@ -136,6 +136,11 @@ public final class Endpoint implements AutoCloseable {
     private boolean graceful;
     /** The peer disconnected while nothing of this side's was outstanding. */
     private volatile boolean closedByPeer;
+    /** The peer disconnected in order while large messages of its own were still arriving or being handed over. */
+    private boolean peerGone;
+    private long peerGoneAt;
+    /** The drain passed at a timer check: the next one, after another poll, decides. */
+    private boolean peerGoneLate;
     private Throwable failure;
     private volatile byte[] peerData = new byte[0];
     /** On the connecting side, the application's private data for the connect request. */
@@ -824,7 +829,7 @@ public final class Endpoint implements AutoCloseable {
     /** Tells the peer how many of its messages were released, if it has not heard and no update is on its way. */
     void reportCredits() throws RdmaException {
         if (released == reported || creditWriteInFlight || free == 0 || state == State.DISCONNECTED
-                || state == State.CONNECTING) {
+                || state == State.CONNECTING || peerGone) {
             return;
         }
         postCredits();
@@ -832,7 +837,8 @@ public final class Endpoint implements AutoCloseable {
 
     /** The keepalive: a credit update even if nothing changed, so that a dead peer fails it. */
     void keepalive() throws RdmaException {
-        if (!creditWriteInFlight && free > 0 && (state == State.OPEN || state == State.CLOSING)) {
+        if (!creditWriteInFlight && free > 0 && (state == State.OPEN || state == State.CLOSING)
+                && !peerGone) {
             postCredits();
         }
     }
@@ -896,7 +902,10 @@ public final class Endpoint implements AutoCloseable {
         } else {
             EndpointException e = new EndpointException(NAMES[kind] + " on " + this + " failed: "
                     + status.description(), status, failure);
-            if (status != WcStatus.WR_FLUSH_ERR) {
+            if (peerGone && (kind == CREDIT || kind == RDV_INVALIDATE)) {
+                // The peer left in order: a credit update posted as it left is never answered, and the invalidations
+                // queued behind it flush once it fails. Nothing of the application's was cut off.
+            } else if (status != WcStatus.WR_FLUSH_ERR) {
                 fail(e);
             } else if (failure == null) {
                 // Nothing here broke the endpoint, so the queue pair left the connected state by itself: as the
@@ -993,14 +1002,53 @@ public final class Endpoint implements AutoCloseable {
         if (state != State.OPEN && state != State.CLOSING) {
             return;
         }
+        if (rendezvous.holding()) {
+            // What the peer sent waits behind a large message of its own, to be invalidated and handed over, or for
+            // its "done", which the peer sent before it disconnected and which may reach the completion queue after
+            // the connection manager's event: the disconnect is judged once that is over (checkPeerGone).
+            if (!peerGone) {
+                peerGone = true;
+                peerGoneLate = false;
+                peerGoneAt = worker.now();
+            }
+            return;
+        }
         int outstanding = freeSlots.length - free - (creditWriteInFlight ? 1 : 0) + backlog.size();
-        boolean largeMessage = !rendezvous.idle();
+        boolean largeMessage = !rendezvous.sendingNothing();
         if (outstanding == 0 && !largeMessage) {
             closedByPeer = true;
             abortNow(new EndpointException(this + " was closed by its peer"));
         } else {
             fail(new EndpointException(this + ": the peer disconnected with " + outstanding + " operation(s)"
                     + (largeMessage ? " and a large message" : "") + " outstanding"));
+        }
+    }
+
+    /** {@return whether the peer disconnected in order and this side still hands over what it sent} */
+    boolean peerGone() {
+        return peerGone;
+    }
+
+    /**
+     * After the peer's orderly disconnect: ends the endpoint in order once what the peer sent was handed over, or
+     * breaks it if a large message of the peer's still waited for the peer after {@link Worker#DRAIN} and one more
+     * poll of the completion queue (the worker's thread may have been kept from polling meanwhile). What is left
+     * of this side's own work (invalidations, hand-overs) is waited for without a deadline.
+     */
+    void checkPeerGone() {
+        if (!peerGone) {
+            return;
+        }
+        if (!rendezvous.holding()) {
+            peerGone = false;
+            peerDisconnected();
+        } else if (rendezvous.awaitingPeer() && worker.now() - peerGoneAt >= Worker.DRAIN) {
+            if (!peerGoneLate) {
+                peerGoneLate = true;
+                return;
+            }
+            peerGone = false;
+            fail(new EndpointException(this + ": the peer disconnected with a large message outstanding"));
         }
     }
 

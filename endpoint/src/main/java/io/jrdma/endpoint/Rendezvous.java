@@ -84,6 +84,10 @@ final class Rendezvous {
         boolean ready;
         /** Its invalidation is in flight: the completion gives the buffer back if the endpoint broke meanwhile. */
         boolean invalidating;
+        /** The peer said it is written: it is whole. */
+        boolean written;
+        /** Handed to the application when the endpoint broke, whether or not its invalidation completed. */
+        boolean handedOver;
 
         Incoming(int length, boolean hasImmediate, int immediate) {
             this.length = length;
@@ -120,6 +124,8 @@ final class Rendezvous {
     private long held;
     private int reserved;
     private boolean aborted;
+    /** The break cut a large message of the peer's off: what arrives after it is dropped. */
+    private boolean cutOff;
 
     Rendezvous(Endpoint ep, Worker worker) {
         this.ep = ep;
@@ -250,6 +256,7 @@ final class Rendezvous {
             return;
         }
         invited.poll();
+        in.written = true;
         toInvalidate.add(in);
     }
 
@@ -260,18 +267,27 @@ final class Rendezvous {
             VerbsBridge.hooks().windowInvalidated(in.window);
             freeWindows.push(in.window);
         }
+        if (status != WcStatus.SUCCESS && !aborted && in.written && ep.peerGone()) {
+            // The peer left in order after it wrote this message whole, and this side's queue pair left the
+            // connected state (a credit update the peer never answered): no one can write through the window.
+            in.ready = true;
+            deliver();
+            return;
+        }
         if (status != WcStatus.SUCCESS || aborted) {
-            giveBack(in.buffer);
-            inbound.remove(in);
+            if (!in.handedOver) {
+                giveBack(in.buffer);
+                inbound.remove(in);
+            }
             return;
         }
         in.ready = true;
         deliver();
     }
 
-    /** Whether messages must wait behind a large one. */
+    /** Whether messages must wait behind a large one, or be dropped behind one the break cut off. */
     boolean holding() {
-        return !inbound.isEmpty();
+        return !inbound.isEmpty() || cutOff;
     }
 
     /**
@@ -281,6 +297,10 @@ final class Rendezvous {
      * it keeps {@code m} itself, and the peer slows down.
      */
     void hold(ReceivedMessage m) {
+        if (cutOff) {
+            m.drop();   // it arrived after the break, behind a large message that never came whole
+            return;
+        }
         int size = Math.max(1, m.length());
         if (held + size <= worker.options().rendezvousMemory()) {
             try {
@@ -379,14 +399,26 @@ final class Rendezvous {
                 worker.deliver(ep, (ReceivedMessage) head);
             }
         }
+        if (inbound.isEmpty() && !aborted) {
+            ep.checkPeerGone();
+        }
     }
 
     // ---- both ---------------------------------------------------------------------------------------------------
 
+    /** Whether no large message of this side's is being sent: advertised, invited or being written. */
+    boolean sendingNothing() {
+        return advertised.isEmpty() && toWrite.isEmpty() && writing == 0;
+    }
+
+    /** Whether a large message of the peer's waits for this side's invitation or for the peer's "done". */
+    boolean awaitingPeer() {
+        return !toInvite.isEmpty() || !invited.isEmpty();
+    }
+
     /** Whether nothing is on its way: a graceful close waits for that. */
     boolean idle() {
-        return advertised.isEmpty() && toWrite.isEmpty() && writing == 0 && toInvite.isEmpty() && invited.isEmpty()
-                && toInvalidate.isEmpty();
+        return sendingNothing() && !awaitingPeer() && toInvalidate.isEmpty();
     }
 
     /** Whether a large message being sent uses {@code region}: it is written from there once the peer invites it. */
@@ -403,8 +435,9 @@ final class Rendezvous {
 
     /**
      * The endpoint broke, after its queue pair left the connected state (so no peer can write through the windows
-     * any more): sends not written fail (those being written fail with their write's flush), and what was received
-     * and not handed over goes back.
+     * any more): sends not written fail (those being written fail with their write's flush). What the peer sent is
+     * still handed over in order up to its first large message not yet written whole, as small messages that
+     * arrive before the disconnect are; the rest goes back.
      */
     void abort(Throwable cause) {
         aborted = true;
@@ -419,11 +452,25 @@ final class Rendezvous {
         invited.clear();
         toInvalidate.clear();
         Object head;
+        boolean whole = true;
         while ((head = inbound.poll()) != null) {
             if (head instanceof ReceivedMessage m) {
-                m.drop();
-            } else if (((Incoming) head).buffer != null && !((Incoming) head).invalidating) {
-                giveBack(((Incoming) head).buffer);
+                if (whole) {
+                    worker.deliver(ep, m);
+                } else {
+                    m.drop();
+                }
+                continue;
+            }
+            Incoming in = (Incoming) head;
+            whole &= in.written;
+            cutOff = !whole;
+            if (whole) {
+                // Its window lies on a queue pair that left the connected state: no invalidation is needed.
+                in.handedOver = true;
+                worker.deliver(ep, ReceivedMessage.large(worker, ep, in));
+            } else if (in.buffer != null && !in.invalidating) {
+                giveBack(in.buffer);
             }
             // An Incoming being invalidated gives its buffer back when the invalidation's flush completes.
         }

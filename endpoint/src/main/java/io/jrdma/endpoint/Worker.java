@@ -932,6 +932,10 @@ public final class Worker implements AutoCloseable {
             if (ep == null || ep.state == Endpoint.State.CONNECTING || ep.state == Endpoint.State.CLOSED) {
                 continue;
             }
+            if (ep.peerGone()) {
+                ep.checkPeerGone();
+                pending = true;
+            }
             try {
                 if (ep.creditsToReport()) {
                     ep.reportCredits();

@@ -97,6 +97,105 @@ class EndpointFailureDeviceTest {
 
 
     /**
+     * A server that sends large messages as it accepts and closes at once ends the client's endpoint in order, after
+     * they were handed over whole: their last "done" may reach the client's completion queue after the disconnect,
+     * and a credit update the client posted as the server left goes unanswered and flushes what queued behind it.
+     */
+    @Test
+    void largeMessagesWrittenJustBeforeAnOrderlyCloseArriveWholeAndTheEndIsNoError(Device device) throws Exception {
+        try (WorkerPair pair = new WorkerPair(DeviceAddresses.ipv4(device), WorkerOptions.defaults(),
+                WorkerOptions.defaults(), new FailureCatcher());
+             Buffer out = pair.server.buffers().allocate(PATTERNED)) {
+            sendPatternedAndClose(pair, out);
+            for (int round = 0; round < 100; round++) {
+                int r = round;
+                PatternRecorder clientSide = new PatternRecorder();
+                Endpoint ep = pair.connect(clientSide);
+                ep.closeFuture().get(60, TimeUnit.SECONDS);
+                assertFalse(clientSide.failure.isDone(), () -> "round " + r + ": the orderly close was heard as "
+                        + clientSide.failure.getNow(null));
+                assertTrue(ep.isClosedByPeer());
+                assertEquals(CLOSING_SIZES, clientSide.lengths, "round " + r);
+                assertEquals(List.of(true, true, true, true), clientSide.intact, "round " + r);
+            }
+        }
+    }
+
+    /**
+     * The same server, while the client keeps 64 sends of its own in flight: the server's disconnect cuts them off
+     * and breaks the client's endpoint, but what the server sent before it closed is handed over first, whole and
+     * in order, as small messages arriving before a break are.
+     */
+    @Test
+    void whatAPeerSentBeforeItClosedIsHandedOverEvenWhenTheCloseCutsThisSidesSendsOff(Device device)
+            throws Exception {
+        try (WorkerPair pair = new WorkerPair(DeviceAddresses.ipv4(device), WorkerOptions.defaults(),
+                WorkerOptions.defaults(), new FailureCatcher());
+             Buffer out = pair.server.buffers().allocate(PATTERNED);
+             Buffer small = pair.client.buffers().allocate(64)) {
+            sendPatternedAndClose(pair, out);
+            for (int round = 0; round < 10; round++) {
+                int r = round;
+                PatternRecorder clientSide = new PatternRecorder();
+                Endpoint ep = pair.connect(clientSide);
+                for (int i = 0; i < 64; i++) {
+                    keepSending(ep, small);
+                }
+                ep.closeFuture().get(60, TimeUnit.SECONDS);
+                assertInstanceOf(EndpointException.class, clientSide.failure.getNow(null),
+                        "round " + r + ": the cut-off sends were not reported");
+                assertEquals(CLOSING_SIZES, clientSide.lengths, "round " + r);
+                assertEquals(List.of(true, true, true, true), clientSide.intact, "round " + r);
+            }
+        }
+    }
+
+    private static final int PATTERNED = 300_000;
+    /** Large and small messages, sent as the server accepts. */
+    private static final List<Integer> CLOSING_SIZES = List.of(100_000, 5000, PATTERNED, 64);
+
+    /** The server accepts, sends {@link #CLOSING_SIZES} of a pattern, and closes at once. */
+    private static void sendPatternedAndClose(WorkerPair pair, Buffer out) {
+        for (int i = 0; i < PATTERNED; i++) {
+            out.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
+        }
+        pair.acceptor = request -> {
+            Endpoint server = request.accept(new FailureCatcher(), null);
+            for (int size : CLOSING_SIZES) {
+                server.send(out.region(), out.offset(), size);
+            }
+            server.close();
+        };
+    }
+
+    /** Sends 64 B, and again each time that completes, until the endpoint refuses. */
+    private static void keepSending(Endpoint ep, Buffer small) {
+        ep.send(small.region(), small.offset(), 64).whenComplete((n, failure) -> {
+            if (failure == null) {
+                keepSending(ep, small);
+            }
+        });
+    }
+
+    /** Records the length of each message received and whether it holds the server's pattern. */
+    private static class PatternRecorder extends FailureCatcher {
+        final List<Integer> lengths = new ArrayList<>();
+        final List<Boolean> intact = new ArrayList<>();
+
+        @Override
+        public void onMessage(Endpoint endpoint, ReceivedMessage message) {
+            MemorySegment m = message.segment();
+            boolean same = true;
+            for (int i = 0; i < message.length() && same; i += 997) {
+                same = m.get(ValueLayout.JAVA_BYTE, i) == (byte) (i * 7);
+            }
+            lengths.add(message.length());
+            intact.add(same);
+            message.release();
+        }
+    }
+
+    /**
      * A server that greets and closes at once, before the client confirmed the connection (the accepted endpoint is
      * still connecting), loses nothing: the greeting goes once the connection is up, then the endpoint closes.
      */
