@@ -267,14 +267,11 @@ final class Rendezvous {
             VerbsBridge.hooks().windowInvalidated(in.window);
             freeWindows.push(in.window);
         }
-        if (status != WcStatus.SUCCESS && !aborted && in.written && ep.peerGone()) {
-            // The peer left in order after it wrote this message whole, and this side's queue pair left the
-            // connected state (a credit update the peer never answered): no one can write through the window.
-            in.ready = true;
-            deliver();
-            return;
-        }
-        if (status != WcStatus.SUCCESS || aborted) {
+        // A failed invalidation after the peer left in order (its last credit update unanswered, this side's queue
+        // pair in the error state) loses nothing: the peer wrote the message whole, and no one can write through the
+        // window any more.
+        boolean whole = status == WcStatus.SUCCESS || (in.written && ep.peerGone());
+        if (!whole || aborted) {
             if (!in.handedOver) {
                 giveBack(in.buffer);
                 inbound.remove(in);
