@@ -140,7 +140,6 @@ public final class Endpoint implements AutoCloseable {
     private boolean peerGone;
     private long peerGoneAt;
     /** The drain passed at a timer check: the next one, after another poll, decides. */
-    private boolean peerGoneLate;
     private Throwable failure;
     private volatile byte[] peerData = new byte[0];
     /** On the connecting side, the application's private data for the connect request. */
@@ -1008,7 +1007,6 @@ public final class Endpoint implements AutoCloseable {
             // the connection manager's event: the disconnect is judged once that is over (checkPeerGone).
             if (!peerGone) {
                 peerGone = true;
-                peerGoneLate = false;
                 peerGoneAt = worker.now();
             }
             return;
@@ -1031,8 +1029,8 @@ public final class Endpoint implements AutoCloseable {
 
     /**
      * After the peer's orderly disconnect: ends the endpoint in order once what the peer sent was handed over, or
-     * breaks it if a large message of the peer's still waited for the peer after {@link Worker#DRAIN} and one more
-     * poll of the completion queue (the worker's thread may have been kept from polling meanwhile). What is left
+     * breaks it if a large message of the peer's still waits for the peer after {@link Worker#DRAIN} and with the
+     * completion queue drained ({@link Worker#drainCompletions()}). What is left
      * of this side's own work (invalidations, hand-overs) is waited for without a deadline.
      */
     void checkPeerGone() {
@@ -1043,32 +1041,38 @@ public final class Endpoint implements AutoCloseable {
             peerGone = false;
             peerDisconnected();
         } else if (rendezvous.awaitingPeer() && worker.now() - peerGoneAt >= Worker.DRAIN) {
-            if (!peerGoneLate) {
-                peerGoneLate = true;
-                return;
+            // The peer's "done" may still wait in the completion queue; taking it may end the wait (and this look).
+            if (worker.drainCompletions() && peerGone && rendezvous.awaitingPeer()) {
+                peerGone = false;
+                fail(new EndpointException(this + ": the peer disconnected with a large message outstanding"));
             }
-            peerGone = false;
-            fail(new EndpointException(this + ": the peer disconnected with a large message outstanding"));
         }
     }
 
     /**
      * Releases the endpoint once it is disconnected, nothing of it is in flight, and {@link Worker#DRAIN} has passed
-     * since it was disconnected: a message the peer sent before its disconnect (acknowledged, so the peer counts it
-     * delivered) may reach the shared completion queue after the connection manager's {@code DISCONNECTED}, and the
-     * endpoint must still be known by its queue pair then to hand it over.
+     * since it was disconnected, with the completion queue drained ({@link Worker#drainCompletions()}): a message the
+     * peer sent before its disconnect (acknowledged, so the peer counts it delivered) may still wait in the shared
+     * completion queue when the connection manager's {@code DISCONNECTED} is handled, and the endpoint must still be
+     * known by its queue pair then to hand it over.
      */
     void maybeRelease() {
-        if (state == State.DISCONNECTED && free == freeSlots.length && System.nanoTime() - disconnectedAt >= Worker.DRAIN) {
-            state = State.CLOSED;
-            worker.releaseEndpoint(this);
-            closed.complete(null);
-            try {
-                handler.onClosed(this);
-            } catch (Throwable t) {
-                userCodeFailed("onClosed", t);
-            }
+        if (!releasable() || !worker.drainCompletions() || !releasable()) {
+            return;   // a drain running further up: a later look releases it
         }
+        state = State.CLOSED;
+        worker.releaseEndpoint(this);
+        closed.complete(null);
+        try {
+            handler.onClosed(this);
+        } catch (Throwable t) {
+            userCodeFailed("onClosed", t);
+        }
+    }
+
+    private boolean releasable() {
+        return state == State.DISCONNECTED && free == freeSlots.length
+                && System.nanoTime() - disconnectedAt >= Worker.DRAIN;
     }
 
     /** The application's callbacks run inside the worker: whatever they throw, the worker and its state go on. */

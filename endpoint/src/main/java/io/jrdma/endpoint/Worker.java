@@ -73,6 +73,8 @@ public final class Worker implements AutoCloseable {
     private static final long IDLE_TIMER_NANOS = 50_000_000;
     /** How long a disconnected endpoint stays known to its late receive completions (see Endpoint.maybeRelease). */
     static final long DRAIN = 50_000_000;
+    /** A {@link #drainCompletions()} is running. */
+    private boolean draining;
     /** How long route resolution, and an accepted connection's wait for the peer's confirmation, may take. */
     private static final Duration CM_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
@@ -383,7 +385,14 @@ public final class Worker implements AutoCloseable {
         CompletableFuture<Endpoint> result = new CompletableFuture<>();
         execute(() -> {
             try {
-                Endpoint ep = newEndpoint(CmId.create(events, PortSpace.TCP), handler);
+                CmId id = CmId.create(events, PortSpace.TCP);
+                Endpoint ep;
+                try {
+                    ep = newEndpoint(id, handler);
+                } catch (RuntimeException full) {
+                    closeQuietly(id);
+                    throw full;
+                }
                 ep.connectDeadline = deadline;
                 ep.connected.whenComplete((e, t) -> {
                     if (t != null) {
@@ -486,7 +495,20 @@ public final class Worker implements AutoCloseable {
     }
 
     private int poll() throws RdmaException {
-        int work = runTasks();
+        int work = runTasks() + pollCompletions();
+        if (!waitingForCredits.isEmpty()) {
+            work += checkCredits();
+        }
+        if (++sinceCheck >= CHECK_EVERY) {
+            sinceCheck = 0;
+            work += checkEventsAndTimers(poll.await(0));
+        }
+        return work;
+    }
+
+    /** Takes one batch of completions and dispatches them; a handler may poll again from inside (depth). */
+    private int pollCompletions() throws RdmaException {
+        int work = 0;
         int d = depth;
         if (d == wcsByDepth.size()) {
             wcsByDepth.add(new WorkCompletions(POLL_BATCH, arena));
@@ -506,14 +528,36 @@ public final class Worker implements AutoCloseable {
         } finally {
             depth--;
         }
-        if (!waitingForCredits.isEmpty()) {
-            work += checkCredits();
-        }
-        if (++sinceCheck >= CHECK_EVERY) {
-            sinceCheck = 0;
-            work += checkEventsAndTimers(poll.await(0));
-        }
         return work;
+    }
+
+    /**
+     * Polls the completion queue until it is empty, handing over what it holds. The connection manager's events are
+     * taken in one batch after one batch of completions, and handling them (an accept, a release) makes system calls
+     * that take milliseconds in a loaded guest: completions that came before a peer's {@code DISCONNECTED} may still
+     * wait in the queue when the endpoint would be given up. They are handed over first.
+     *
+     * @return {@code false} if a drain is already running (this one was reached from a completion it dispatched):
+     *         the caller decides on a later look
+     */
+    boolean drainCompletions() {
+        if (draining) {
+            return false;
+        }
+        draining = true;
+        try {
+            dispatchPolled();   // what calls further up polled comes first, in order
+            int n;
+            do {
+                n = pollCompletions();
+            } while (n >= POLL_BATCH);
+        } catch (RdmaException e) {
+            // The completion queue failed: nothing more can come through it.
+            LOG.log(System.Logger.Level.ERROR, "polling the completion queue of " + this, e);
+        } finally {
+            draining = false;
+        }
+        return true;
     }
 
     /**
@@ -1062,10 +1106,9 @@ public final class Worker implements AutoCloseable {
         closeQuietly(id);
     }
 
-    /** An endpoint over {@code id}, which it owns from now on: if none can be made, the id is closed. */
+    /** An endpoint over {@code id}, which it owns from now on; if none can be made, the caller keeps the id. */
     private Endpoint newEndpoint(CmId id, EndpointHandler handler) {
         if (freeIndexCount == 0) {
-            closeQuietly(id);
             throw new IllegalStateException(this + " holds " + options.maxEndpoints() + " endpoints, as many as "
                     + "its options allow");
         }

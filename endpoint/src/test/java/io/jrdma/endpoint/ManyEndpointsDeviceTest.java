@@ -132,36 +132,57 @@ class ManyEndpointsDeviceTest {
         }
     }
 
+    /**
+     * Endpoints made, used once and closed (every other one aborted), sixteen at a time. The client's worker holds
+     * exactly as many endpoints as are in use at once, the server's 256: every endpoint must be released on both
+     * sides, the message each sent before its close must arrive, and the process keeps the descriptors it had.
+     */
     @Test
     void endpointsMadeAndClosedOverAndOverLeaveNothingBehind(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);
-        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
+        int lanes = 16;
+        int cycles = 2_000;
+        // The server releases an endpoint once the disconnect is handled and drained: it holds more than are in use.
+        WorkerOptions serverOptions = WorkerOptions.defaults().withCredits(4, 256).withDepths(8, 2);
+        WorkerOptions clientOptions = WorkerOptions.defaults().withCredits(4, lanes);
         PerSender receiver = new PerSender();
-        int cycles = 300;
-        try (WorkerPair pair = new WorkerPair(ip, options, options, receiver);
-             Buffer b = pair.client.buffers().allocate(16)) {
+        try (WorkerPair pair = new WorkerPair(ip, serverOptions, clientOptions, receiver);
+             Buffer b = pair.client.buffers().allocate(16 * lanes)) {
             ConcurrentLinkedQueue<Endpoint> accepted = new ConcurrentLinkedQueue<>();
             AtomicLong requests = new AtomicLong();
             pair.acceptor = request -> {
                 requests.incrementAndGet();
                 accepted.add(request.accept(receiver, null));
             };
-            for (int i = 0; i < cycles; i++) {
-                Endpoint ep = pair.connect((e, m) -> m.release());
-                b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
-                b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 8, 0);
-                ep.send(b.region(), b.offset(), 16).get(30, TimeUnit.SECONDS);
-                if (i % 2 == 0) {
-                    ep.close();
-                } else {
-                    ep.abort();
-                }
-                ep.closeFuture().get(30, TimeUnit.SECONDS);
+            long descriptors = openDescriptors();
+            ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int lane = 0; lane < lanes; lane++) {
+                long at = 16L * lane;
+                int first = lane;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        for (int i = first; i < cycles; i += lanes) {
+                            Endpoint ep = pair.connect((e, m) -> m.release());
+                            b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, at, i);
+                            b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, 0);
+                            ep.send(b.region(), b.offset() + at, 16).get(30, TimeUnit.SECONDS);
+                            if (i % 2 == 0) {
+                                ep.close();
+                            } else {
+                                ep.abort();
+                            }
+                            ep.closeFuture().get(30, TimeUnit.SECONDS);
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }));
             }
-            EndpointDeviceTest.awaitCount(receiver.total, cycles);
-            // Only 4 endpoints fit in either worker at once: every one of the 300 was released on both sides.
-            assertEquals(cycles, accepted.size(), requests + " requests came, " + receiver.next.size()
-                    + " senders were heard");
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(List.of(), List.copyOf(failures));
             for (Endpoint ep : accepted) {
                 try {
                     ep.closeFuture().get(30, TimeUnit.SECONDS);
@@ -169,7 +190,18 @@ class ManyEndpointsDeviceTest {
                     throw new AssertionError("the server's " + ep + " is still not closed", e);
                 }
             }
+            // Each send completed before its endpoint closed: the server handed every message over before it let go.
+            assertEquals(cycles, receiver.total.get(), (cycles - receiver.next.size()) + " messages were lost");
+            assertEquals(List.of(), List.copyOf(receiver.errors));
+            assertEquals(cycles, accepted.size(), requests + " requests came");
             assertEquals(cycles, receiver.closed.get());
+            assertEquals(descriptors, openDescriptors(), "file descriptors open before and after the cycles");
+        }
+    }
+
+    private static long openDescriptors() throws java.io.IOException {
+        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.count();
         }
     }
 }
