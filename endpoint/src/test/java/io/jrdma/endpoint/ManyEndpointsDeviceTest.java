@@ -141,7 +141,7 @@ class ManyEndpointsDeviceTest {
     void endpointsMadeAndClosedOverAndOverLeaveNothingBehind(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);
         int lanes = 16;
-        int cycles = 2_000;
+        int cycles = 10_000;
         // The server releases an endpoint once the disconnect is handled and drained: it holds more than are in use.
         WorkerOptions serverOptions = WorkerOptions.defaults().withCredits(4, 256).withDepths(8, 2);
         WorkerOptions clientOptions = WorkerOptions.defaults().withCredits(4, lanes);
