@@ -506,10 +506,16 @@ public final class Worker implements AutoCloseable {
         return work;
     }
 
-    /** Takes one batch of completions and dispatches them; a handler may poll again from inside (depth). */
+    /**
+     * Takes one batch of completions and dispatches them. A handler may progress the worker itself: the polls around
+     * it took completions it has not dispatched yet, which come before the newer ones, in order.
+     */
     private int pollCompletions() throws RdmaException {
         int work = 0;
         int d = depth;
+        if (d > 0) {
+            dispatchPolled();
+        }
         if (d == wcsByDepth.size()) {
             wcsByDepth.add(new WorkCompletions(POLL_BATCH, arena));
             batchNext = Arrays.copyOf(batchNext, d + 1);
@@ -546,7 +552,6 @@ public final class Worker implements AutoCloseable {
         }
         draining = true;
         try {
-            dispatchPolled();   // what calls further up polled comes first, in order
             int n;
             do {
                 n = pollCompletions();
