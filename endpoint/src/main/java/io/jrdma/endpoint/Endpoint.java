@@ -139,7 +139,6 @@ public final class Endpoint implements AutoCloseable {
     /** The peer disconnected in order while large messages of its own were still arriving or being handed over. */
     private boolean peerGone;
     private long peerGoneAt;
-    /** The drain passed at a timer check: the next one, after another poll, decides. */
     private Throwable failure;
     private volatile byte[] peerData = new byte[0];
     /** On the connecting side, the application's private data for the connect request. */

@@ -73,8 +73,6 @@ public final class Worker implements AutoCloseable {
     private static final long IDLE_TIMER_NANOS = 50_000_000;
     /** How long a disconnected endpoint stays known to its late receive completions (see Endpoint.maybeRelease). */
     static final long DRAIN = 50_000_000;
-    /** A {@link #drainCompletions()} is running. */
-    private boolean draining;
     /** How long route resolution, and an accepted connection's wait for the peer's confirmation, may take. */
     private static final Duration CM_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
@@ -120,6 +118,8 @@ public final class Worker implements AutoCloseable {
     private int[] batchNext = new int[1];
     private int[] batchSize = new int[1];
     private int depth;
+    /** A {@link #drainCompletions()} is running. */
+    private boolean draining;
     private final SendWorkRequest wr;
     /** A large message's mailbox entry and ring, posted after {@link #wr} in one chain. */
     private final SendWorkRequest entryWr;
@@ -511,7 +511,6 @@ public final class Worker implements AutoCloseable {
      * it took completions it has not dispatched yet, which come before the newer ones, in order.
      */
     private int pollCompletions() throws RdmaException {
-        int work = 0;
         int d = depth;
         if (d > 0) {
             dispatchPolled();
@@ -530,11 +529,10 @@ public final class Worker implements AutoCloseable {
             while (batchNext[d] < batchSize[d]) {
                 dispatch(wcs, batchNext[d]++);
             }
-            work += n;
+            return n;
         } finally {
             depth--;
         }
-        return work;
     }
 
     /**
