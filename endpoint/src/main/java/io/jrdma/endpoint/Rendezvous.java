@@ -493,7 +493,7 @@ final class Rendezvous {
         }
     }
 
-    /** Frees the windows, once the queue pair is gone. */
+    /** Frees the windows, once nothing is in flight and before the queue pair is destroyed. */
     void close() {
         for (MemoryWindow w : windows) {
             try {

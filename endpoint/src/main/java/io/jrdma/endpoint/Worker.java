@@ -1141,11 +1141,13 @@ public final class Worker implements AutoCloseable {
 
     /** The endpoint is disconnected and nothing of it is in flight: its queue pair and id go. */
     void releaseEndpoint(Endpoint ep) {
+        // Windows first: Soft-RoCE holds the queue pair for each window still bound to it, and destroying the queue
+        // pair before them waits 50 s for those references (the worker's thread with it) and then warns.
+        ep.rendezvous.close();
         if (ep.qp != null) {
             byQpn.remove(ep.qp.qpNumber());
             closeQuietly(ep.qp);
         }
-        ep.rendezvous.close();
         ids.remove(ep.id);
         closeQuietly(ep.id);
         endpoints[ep.index] = null;
