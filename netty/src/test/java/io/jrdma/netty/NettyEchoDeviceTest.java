@@ -400,8 +400,7 @@ class NettyEchoDeviceTest {
     }
 
     @Test
-    // 2.2 to 2.7 min on rxe0 in the emulated guest (4.6 to 5.6 in 4 KiB messages)
-    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)   // 2.2 min on rxe0 in the emulated guest (4.6 to 5.6 in 4 KiB messages)
     void aGibibyteThroughOneConnectionArrivesWhole(Device device) throws Exception {
         long total = 1L << 30;
         try (NettyBed bed = new NettyBed(device, 1)) {
