@@ -726,6 +726,11 @@ public final class Endpoint implements AutoCloseable {
         return free;
     }
 
+    /** The requests of this endpoint's send queue not completed yet. */
+    int inFlight() {
+        return freeSlots.length - free;
+    }
+
     /** Takes a queue slot for one of the worker's own requests, which no application handler waits for. */
     int takeSlot(int kind, int length, MemoryRegion region) {
         int slot = freeSlots[--free];
@@ -783,6 +788,12 @@ public final class Endpoint implements AutoCloseable {
     private boolean post(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
                          long remoteOffset, long a, long b, int imm, OperationHandler<?> opHandler,
                          Object attachment) throws RdmaException {
+        if (rendezvous.waitsForEmptyQueue()) {
+            if (inFlight() > 0) {
+                return false;   // posted once the invitation is
+            }
+            rendezvous.post();
+        }
         if ((kind == SEND || kind == SEND_IMM) && length > peerMessageSize) {
             if (freeSlots.length <= Rendezvous.SLOTS + 1) {
                 throw new IllegalArgumentException("a message of " + length + " bytes goes by rendezvous, which needs "
@@ -827,7 +838,7 @@ public final class Endpoint implements AutoCloseable {
     /** Tells the peer how many of its messages were released, if it has not heard and no update is on its way. */
     void reportCredits() throws RdmaException {
         if (released == reported || creditWriteInFlight || free == 0 || state == State.DISCONNECTED
-                || state == State.CONNECTING || peerGone) {
+                || state == State.CONNECTING || peerGone || rendezvous.waitsForEmptyQueue()) {
             return;
         }
         postCredits();
@@ -836,7 +847,7 @@ public final class Endpoint implements AutoCloseable {
     /** The keepalive: a credit update even if nothing changed, so that a dead peer fails it. */
     void keepalive() throws RdmaException {
         if (!creditWriteInFlight && free > 0 && (state == State.OPEN || state == State.CLOSING)
-                && !peerGone) {
+                && !peerGone && !rendezvous.waitsForEmptyQueue()) {
             postCredits();
         }
     }

@@ -111,6 +111,8 @@ final class Rendezvous {
     private long read;
     /** Announced, waiting for slots and a credit to be invited. */
     private final ArrayDeque<Incoming> toInvite = new ArrayDeque<>();
+    /** Bound, waiting for their invitations to be posted (this round). */
+    private final ArrayDeque<Incoming> toRing = new ArrayDeque<>();
     /** Invited, waiting for the peer's "done". */
     private final ArrayDeque<Incoming> invited = new ArrayDeque<>();
     /** Done, waiting for a slot to invalidate the window. */
@@ -329,7 +331,7 @@ final class Rendezvous {
             toInvalidate.poll();
         }
         Outgoing o;
-        while ((o = toWrite.peek()) != null && ep.freeSlots() > SLOTS) {
+        while ((o = toWrite.peek()) != null && ep.freeSlots() > SLOTS && !waitsForEmptyQueue()) {
             int slot = ep.takeSlot(Endpoint.RDV_WRITE, o.length, o.region);
             ep.attach(slot, o);
             reserved--;   // the "done" ring takes the credit kept for it
@@ -344,10 +346,12 @@ final class Rendezvous {
             writing++;
             toWrite.poll();
         }
-        while ((in = toInvite.peek()) != null && ep.freeSlots() > SLOTS && hasCredits(1)) {
-            if (held > 0 && held + in.length > worker.options().rendezvousMemory()) {
-                return;   // invited when the application releases a large message
-            }
+        if (worker.bindsAtHead() && ep.inFlight() > 0) {
+            return;   // invited once the queue is empty: the endpoint posts nothing else meanwhile
+        }
+        // The binds go first, then the invitations that name them, so that all binds lead the queue.
+        while ((in = toInvite.peek()) != null && ep.freeSlots() - 2 * toRing.size() > SLOTS
+                && hasCredits(1 + toRing.size()) && fits(in)) {
             try {
                 in.buffer = worker.buffers().allocate(in.length);
             } catch (RdmaException | RuntimeException e) {
@@ -363,10 +367,8 @@ final class Rendezvous {
             }
             int rkey = window.nextRemoteKey();
             int bind = ep.takeSlot(Endpoint.RDV_BIND, 0, in.buffer.region());
-            RemoteRegion target = new RemoteRegion(in.buffer.segment().address(), rkey, in.length);
             try {
-                worker.prepareBind(ep, bind, window, rkey, in.buffer.region(), in.buffer.offset(), in.length);
-                ring(target, true, in.length, INVITATION, 0);
+                worker.postBind(ep, bind, window, rkey, in.buffer.region(), in.buffer.offset(), in.length);
             } catch (RdmaException | RuntimeException e) {
                 ep.releaseSlot(bind);
                 freeWindows.push(window);
@@ -376,9 +378,27 @@ final class Rendezvous {
             }
             in.window = window;
             in.rkey = rkey;
-            invited.add(in);
-            toInvite.poll();
+            toRing.add(toInvite.poll());
         }
+        while ((in = toRing.poll()) != null) {
+            ring(new RemoteRegion(in.buffer.segment().address(), in.rkey, in.length), false, in.length, INVITATION,
+                    0);
+            invited.add(in);
+        }
+    }
+
+    /** Whether the pooled memory the peer's large messages hold here leaves room for {@code in}. */
+    private boolean fits(Incoming in) {
+        return held == 0 || held + in.length <= worker.options().rendezvousMemory();
+    }
+
+    /**
+     * Whether an invitation waits for the endpoint's send queue to empty ({@link Worker#bindsAtHead()}): until it is
+     * posted, the endpoint posts nothing else, or the queue might never be empty.
+     */
+    boolean waitsForEmptyQueue() {
+        Incoming in = toInvite.peek();
+        return in != null && worker.bindsAtHead() && fits(in) && ep.credits() > 0;
     }
 
     /** Hands over what heads the inbound queue, up to the next large message not yet ready. */
@@ -446,6 +466,7 @@ final class Rendezvous {
                     + " disconnected", null, cause), o.attachment);
         }
         toInvite.clear();
+        toRing.clear();
         invited.clear();
         toInvalidate.clear();
         Object head;

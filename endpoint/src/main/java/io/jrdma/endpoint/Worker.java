@@ -88,6 +88,8 @@ public final class Worker implements AutoCloseable {
     /** Per send-queue slot: an atomic's result or a mailbox entry on its way. */
     private static final int SCRATCH = Rendezvous.ENTRY;
 
+    /** The vendor id Soft-RoCE (rdma_rxe) reports. */
+    private static final int SOFT_ROCE_VENDOR = 0xffffff;
     private final WorkerOptions options;
     private final InetAddress address;
     private final Thread thread;
@@ -108,6 +110,11 @@ public final class Worker implements AutoCloseable {
     private final int blockSize;
     private final ReceivedMessage[] messages;
     private final BufferPool buffers;
+    /**
+     * Whether a window is bound only at the head of its endpoint's send queue (see {@link #bindsAtHead()}): on
+     * Soft-RoCE.
+     */
+    private final boolean bindsAtHead;
     private final RegistrationCache registrations;
     /** Arenas closing on other threads, waiting until no operation uses their memory. */
     private final List<UnusedWait> unusedWaits = new ArrayList<>();
@@ -165,7 +172,9 @@ public final class Worker implements AutoCloseable {
             pd = add(made, context.allocateProtectionDomain());
             channel = add(made, context.createCompletionChannel());
             int slots = options.receiveSlots();
-            int cqSize = fitted(options, context.queryDevice());
+            DeviceAttributes device = context.queryDevice();
+            bindsAtHead = device.vendorId() == SOFT_ROCE_VENDOR;
+            int cqSize = fitted(options, device);
             cq = add(made, context.completionQueue(cqSize).channel(channel)
                     .confinement(ThreadConfinement.CONFINED).create());
             srq = add(made, pd.createSharedReceiveQueue(slots, 1));
@@ -842,13 +851,22 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Prepares, as the head of the next {@link #postRing} chain, the bind of {@code window} over a large message's
-     * buffer: the peer may write exactly it, through this queue pair.
+     * Whether a window must be bound only when its endpoint has nothing else in its send queue. Soft-RoCE executes a
+     * bind (a local operation) as soon as its requester reaches it, but leaves it in the queue until the requests
+     * before it are acknowledged; when one of those is retransmitted, the requester rewinds to it and executes
+     * everything after it again, the bind included, which then fails ({@code MW_BIND_ERR}: the window's key already
+     * moved) and breaks the endpoint. A bind at the head of the queue is retired at once. Other devices bind in order
+     * without this.
      */
-    void prepareBind(Endpoint ep, int slot, MemoryWindow window, int rkey, MemoryRegion region, long offset,
-                     int length) {
-        wr.reset().id(((long) ep.index << 32) | slot).signaled(true)
-                .bindWindow(window, rkey, region, offset, length, Access.REMOTE_WRITE);
+    boolean bindsAtHead() {
+        return bindsAtHead;
+    }
+
+    /** Posts the bind of {@code window} over a large message's buffer: the peer may write exactly it, through this queue pair. */
+    void postBind(Endpoint ep, int slot, MemoryWindow window, int rkey, MemoryRegion region, long offset, int length)
+            throws RdmaException {
+        ep.qp.postSend(wr.reset().id(((long) ep.index << 32) | slot).signaled(true)
+                .bindWindow(window, rkey, region, offset, length, Access.REMOTE_WRITE));
     }
 
     /** Prepares, as the head of the next {@link #postRing} chain, the write of a large message into the peer's window. */
@@ -859,7 +877,7 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Posts a mailbox entry (from {@link #scratch}) and its ring in one chain, after the request just prepared
-     * ({@link #prepareBind}, {@link #prepareWrite}) if {@code chained}: the queue pair runs them in order, so the
+     * ({@link #prepareWrite}) if {@code chained}: the queue pair runs them in order, so the
      * ring arrives after what it announces.
      */
     void postRing(Endpoint ep, boolean chained, int entrySlot, int ringSlot, long mailbox) throws RdmaException {

@@ -747,11 +747,15 @@ public final class QueuePair implements AutoCloseable {
             }
             guard.exit();
         }
-        if (rc != 0) {
-            throw notPosted(head, rc);
-        }
-        for (SendWorkRequest wr = head; binds && wr != null; wr = wr.next()) {
+        // The requests before the provider's bad_wr were posted even when the post failed: a window bound by one
+        // of them has its new rkey in the device, so the binding must name it by that rkey too.
+        // The slot is cleared after a failure: a provider that fails without naming a request leaves it null.
+        long bad = rc == 0 ? 0 : badRequest(head);
+        for (SendWorkRequest wr = head; binds && wr != null && wr.segment().address() != bad; wr = wr.next()) {
             wr.posted();
+        }
+        if (rc != 0) {
+            throw notPosted(head, bad, rc);
         }
     }
 
@@ -810,8 +814,13 @@ public final class QueuePair implements AutoCloseable {
                 + " requests (a cycle?) cannot fit this queue pair's send queue");
     }
 
-    private static RdmaException notPosted(SendWorkRequest head, int rc) {
+    private static long badRequest(SendWorkRequest head) {
         long bad = head.badWrSlot().get(ValueLayout.ADDRESS, 0).address();
+        head.badWrSlot().set(ValueLayout.ADDRESS, 0, MemorySegment.NULL);
+        return bad;
+    }
+
+    private static RdmaException notPosted(SendWorkRequest head, long bad, int rc) {
         int index = 0;
         SendWorkRequest wr = head;
         while (wr != null && wr.segment().address() != bad) {
