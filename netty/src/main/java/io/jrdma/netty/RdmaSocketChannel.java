@@ -5,6 +5,7 @@ import io.jrdma.endpoint.BufferPool;
 import io.jrdma.endpoint.ConnectRequest;
 import io.jrdma.endpoint.Endpoint;
 import io.jrdma.endpoint.EndpointHandler;
+import io.jrdma.endpoint.OperationHandler;
 import io.jrdma.endpoint.ReceivedMessage;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.RdmaException;
@@ -41,7 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code NioSocketChannel} or {@code EpollSocketChannel}. It connects by address through the connection manager;
  * each received message is read as a {@link ByteBuf} over the receive buffer, with no copy, whose release gives the
  * peer its credit back. A flush sends the written bytes as messages of at most the worker's
- * {@link io.jrdma.endpoint.WorkerOptions#messageSize()} (give both sides the same options): buffers of the
+ * {@link io.jrdma.endpoint.WorkerOptions#messageSize()} (give both sides the same options), or, when several of those
+ * are flushed at once, as large messages of up to 1 MiB that the peer's endpoint takes by rendezvous: buffers of the
  * channel's {@link RdmaByteBufAllocator} taken on its loop from where they lie, other bytes copied into the
  * worker's registered buffer pool. Every message takes one of the peer's credits until the peer's application
  * releases it. When the
@@ -66,8 +68,24 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
      * a message of their own (a credit, a work request, a completion), and gathers them with the writes around them.
      */
     static final int ZERO_COPY_MIN = 1024;
+    /**
+     * Flushed bytes worth one large message rather than messages of the worker's size, in those messages: a large
+     * message goes by rendezvous (a round trip and two credits more), which pays once it saves a few messages' work
+     * (a credit, a receive, a read through the pipeline each).
+     */
+    static final int LARGE_MIN_MESSAGES = 4;
+    /** The largest message a flush sends. */
+    static final int LARGE_MESSAGE = 1 << 20;
+    /**
+     * Large messages a channel has in flight at once: enough to keep a write moving while the next ones wait for the
+     * peer's invitation, and few enough that a stream holds at most a few MiB of pooled memory per channel.
+     */
+    static final int LARGE_IN_FLIGHT = 4;
 
     private final Gather gather = new Gather();
+    private final LargeSent largeSent = new LargeSent();
+    /** Large messages posted and not yet complete; on the loop. */
+    private int largeInFlight;
     /** Bytes sent from registered buffers in place; read on the loop. */
     private long sentInPlace;
     private final RdmaSocketChannelConfig config = new RdmaSocketChannelConfig(this);
@@ -388,42 +406,59 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * Posts the flushed buffers as messages of at most the worker's message size: a buffer of this loop's
-     * {@link RdmaByteBufAllocator} of at least {@link #ZERO_COPY_MIN} bytes is sent from where it lies, holding a
-     * reference to that pooled memory until the send completes; the others are gathered and copied into pooled
-     * buffers, so that small writes share a message. Stops at the first message the endpoint refuses, leaving the
-     * rest for {@code onWritable}. A write's promise completes once its bytes are posted.
+     * Posts the flushed buffers as messages: a buffer of this loop's {@link RdmaByteBufAllocator} of at least
+     * {@link #ZERO_COPY_MIN} bytes is sent from where it lies, holding a reference to that pooled memory until the
+     * send completes; the others are gathered and copied into pooled buffers, so that small writes share a message.
+     * A message is at most the worker's message size, or, when at least {@link #LARGE_MIN_MESSAGES} of those are
+     * flushed, one large message of up to {@link #LARGE_MESSAGE} bytes (at most {@link #LARGE_IN_FLIGHT} at once).
+     * Stops at the first message the endpoint refuses, leaving the rest for {@code onWritable}. A write's promise
+     * completes once its bytes are posted.
      */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
-        int max = binding.handler().messageSize();
+        int small = binding.handler().messageSize();
         while (!writeRefused && !in.isEmpty()) {
             ByteBuf first = (ByteBuf) in.current();
             if (!first.isReadable()) {
                 in.remove();   // an empty buffer
                 continue;
             }
-            ByteBuffer[] buffers = in.nioBuffers(1024, max);
+            ByteBuffer[] buffers = in.nioBuffers(1024, LARGE_MESSAGE);
             int count = in.nioBufferCount();
             RegisteredByteBuf.Storage registered = registered(first, buffers[0]);
             int length;
             if (registered != null) {
-                length = Math.min(buffers[0].remaining(), max);
-                if (!postInPlace(registered, buffers[0], length)) {
+                length = messageLength(buffers[0].remaining(), small);
+                if (length < 0 || !postInPlace(registered, buffers[0], length)) {
                     return;
                 }
             } else {
                 gather.bytes = 0;
-                gather.max = max;
+                gather.max = LARGE_MESSAGE;
                 in.forEachFlushedMessage(gather);
-                length = (int) Math.min(Math.min(in.nioBufferSize(), gather.bytes), max);
-                if (!postCopy(buffers, count, length)) {
+                length = messageLength(Math.min(in.nioBufferSize(), gather.bytes), small);
+                if (length < 0 || !postCopy(buffers, count, length)) {
                     return;
                 }
             }
             consumed(buffers, count, length);
             in.removeBytes(length);
         }
+    }
+
+    /**
+     * The length of the next message when {@code available} bytes are ready to go, or -1 (and the channel waits) if
+     * it would be a large message beyond those in flight.
+     */
+    private int messageLength(long available, int small) {
+        if (available < (long) LARGE_MIN_MESSAGES * small) {
+            return (int) Math.min(available, small);
+        }
+        if (largeInFlight >= LARGE_IN_FLIGHT) {
+            writeRefused = true;
+            return -1;
+        }
+        return (int) Math.min(available, LARGE_MESSAGE);
     }
 
     /** {@return the bytes this channel sent from where they lay, with no copy} For the tests. */
@@ -537,17 +572,29 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
      */
     private boolean post(MemoryRegion region, long offset, int length, Object memory) throws RdmaException,
             ClosedChannelException {
+        boolean large = length > binding.handler().messageSize();
+        OperationHandler<Object> completion = large ? largeSent : SendCompletion.INSTANCE;
         try {
             if (endpoint.isOpen()) {
-                boolean taken = endpoint.trySend(region, offset, length, SendCompletion.INSTANCE, memory);
+                boolean taken = endpoint.trySend(region, offset, length, completion, memory);
                 writeRefused = !taken;
+                if (taken && large) {
+                    largeInFlight++;
+                }
                 return taken;
             }
             // An accepted endpoint before the peer's confirmation (which the endpoint does not announce): this
             // message waits in its backlog, the rest in the outbound buffer until this one went.
+            if (large) {
+                largeInFlight++;
+            }
             endpoint.send(region, offset, length).whenComplete((n, failure) -> {
-                SendCompletion.INSTANCE.completed(0, memory);
-                if (failure == null && open) {
+                if (failure != null) {
+                    completion.failed(failure, memory);
+                    return;
+                }
+                completion.completed(n, memory);
+                if (open) {
                     ((RdmaUnsafe) unsafe()).resumeWrites();
                 }
             });
@@ -654,6 +701,27 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             return config.getAllocator().directBuffer(received.readableBytes()).writeBytes(received);
         } finally {
             received.release();
+        }
+    }
+
+    /**
+     * Lets a large message's memory go once it was written, and writes on if the channel waited for it (on the
+     * loop, inside the worker's progress).
+     */
+    private final class LargeSent implements OperationHandler<Object> {
+        @Override
+        public void completed(long value, Object memory) {
+            failed(null, memory);
+            if (writeRefused && open && endpoint.isOpen()) {
+                ((RdmaUnsafe) unsafe()).resumeWrites();
+            }
+        }
+
+        /** The endpoint broke: the channel closes, and only the memory matters. */
+        @Override
+        public void failed(Throwable failure, Object memory) {
+            SendCompletion.INSTANCE.completed(0, memory);
+            largeInFlight--;
         }
     }
 

@@ -12,7 +12,8 @@
  * loops of the server's device.
  *
  * <p><b>Wire format.</b> The endpoints' messages: a channel's byte stream is cut into messages where it was
- * flushed (at most the workers' message size each) and the peer reads each message as one buffer; a message of no
+ * flushed (at most the workers' message size each, or up to 1 MiB as the endpoints' large message when several of
+ * those are flushed at once) and the peer reads each message as one buffer; a message of no
  * bytes with the immediate value 0 ends the stream ({@code shutdownOutput}). Both ends must be jrdma-netty channels
  * (or jrdma endpoints that treat the messages as a byte stream).
  *
