@@ -5,6 +5,7 @@ import io.jrdma.ibverbs.Context;
 import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.MemoryWindow;
 import io.jrdma.ibverbs.QpType;
+import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
@@ -143,6 +144,43 @@ class MemoryWindowDeviceTest {
             p.a.postSend(new SendWorkRequest(1).id(4).opcode(SendOpcode.RDMA_READ).signaled(true).add(p.mrA, 0, 64)
                     .rdma(target.address(), second));
             assertEquals(WcStatus.SUCCESS, awaitCompletion(p.cqA).status(0));
+        }
+    }
+
+    @Test
+    void aBindPostedAheadOfTheRequestThatFailsThePostTakesItsNewKey(Context ctx) throws Exception {
+        try (RcPair p = new RcPair(ctx, QpType.RC);
+             MemoryRegion target = p.pd.allocate(4096, Access.LOCAL_WRITE, Access.MW_BIND);
+             MemoryWindow mw = p.pd.allocateMemoryWindow(MemoryWindow.Type.TYPE_2)) {
+            // Sends to a side with no receive posted wait (receiver not ready, retried forever) until the send queue
+            // is full; one receive lets the first through, which leaves exactly one free entry.
+            SendWorkRequest send = new SendWorkRequest(1);
+            int stuck = 0;
+            while (true) {
+                try {
+                    p.b.postSend(send.reset().id(100 + stuck).opcode(SendOpcode.SEND).signaled(true)
+                            .add(p.mrB, 0, 8));
+                } catch (RdmaException full) {
+                    break;
+                }
+                assertTrue(++stuck < 100_000, "the send queue never filled");
+            }
+            ReceiveWorkRequest recv = new ReceiveWorkRequest(1);
+            p.a.postReceive(recv.reset().id(0).add(p.mrA, 0, 64));
+            assertEquals(WcStatus.SUCCESS, awaitCompletion(p.cqB).status(0));
+            awaitCompletion(p.cqA);
+
+            int key = mw.nextRemoteKey();
+            SendWorkRequest bind = new SendWorkRequest(1).id(1).signaled(true)
+                    .bindWindow(mw, key, target, 0, 4096, Access.REMOTE_READ);
+            bind.next(new SendWorkRequest(1).id(2).opcode(SendOpcode.SEND).signaled(true).add(p.mrB, 0, 8));
+            RdmaException full = assertThrows(RdmaException.class, () -> p.b.postSend(bind));
+            assertTrue(full.getMessage().contains("request #1"), full.getMessage());
+            assertEquals(key, mw.remoteKey(), "the bind ahead of the refused send was posted");
+
+            // Soft-RoCE executes a bind again behind a request it retries (here, the sends the receiver keeps
+            // refusing), which fails it: the architecture page says how endpoints avoid that. Flush it all.
+            p.b.toError();
         }
     }
 
