@@ -64,6 +64,8 @@ public final class Endpoint implements AutoCloseable {
     static final int RDV_RING = 10;
     static final int RDV_WRITE = 11;
     static final int RDV_INVALIDATE = 12;
+    /** While fewer than this many requests are in flight, every operation is signaled. */
+    static final int SIGNAL_ALL_BELOW = 4;
     private static final SendOpcode[] OPCODES = {SendOpcode.SEND, SendOpcode.SEND_WITH_IMM, SendOpcode.RDMA_WRITE,
         SendOpcode.RDMA_WRITE_WITH_IMM, SendOpcode.RDMA_READ, SendOpcode.ATOMIC_CMP_AND_SWP,
         SendOpcode.ATOMIC_FETCH_AND_ADD, SendOpcode.RDMA_WRITE};
@@ -113,6 +115,21 @@ public final class Endpoint implements AutoCloseable {
     private final MemoryRegion[] regions;
     private final int[] freeSlots;
     private int free;
+    /**
+     * The slots in flight in the order they were posted, which is the order the send queue completes them in: a
+     * completion completes the unsignaled requests before it too.
+     */
+    private final int[] posted;
+    private int postedHead;
+    private int postedCount;
+    private final boolean[] queued;
+    private final boolean[] signaled;
+    /** Signaled requests in flight: while there is one, the unsignaled ones before it complete with it. */
+    private int signaledInFlight;
+    /** Unsignaled requests posted since the last signaled one. */
+    private int unsignaledRun;
+    /** One operation in this many is signaled while the queue is busy. */
+    private final int signalEvery;
     private int readsInFlight;
     private boolean creditWriteInFlight;
     /** Messages sent that took a credit. */
@@ -158,6 +175,10 @@ public final class Endpoint implements AutoCloseable {
         this.regions = new MemoryRegion[slots];
         this.rendezvous = new Rendezvous(this, worker);
         this.freeSlots = new int[slots];
+        this.posted = new int[slots];
+        this.queued = new boolean[slots];
+        this.signaled = new boolean[slots];
+        this.signalEvery = Math.max(1, slots / 4);
         for (int i = 0; i < slots; i++) {
             freeSlots[free++] = slots - 1 - i;
         }
@@ -737,11 +758,54 @@ public final class Endpoint implements AutoCloseable {
         kinds[slot] = kind;
         lengths[slot] = length;
         regions[slot] = region;
+        queue(slot, true);
         return slot;
     }
 
+    /** Gives back a slot taken for a request that was not posted. */
     void releaseSlot(int slot) {
+        unqueue(slot);
         release(slot);
+    }
+
+    /** {@code slot} is posted next, signaled or not; its slot is taken. */
+    private void queue(int slot, boolean signal) {
+        posted[(postedHead + postedCount++) % posted.length] = slot;
+        queued[slot] = true;
+        signaled[slot] = signal;
+        if (signal) {
+            signaledInFlight++;
+            unsignaledRun = 0;
+        } else {
+            unsignaledRun++;
+        }
+    }
+
+    /** Takes back {@link #queue}: the post failed. The latest entries are searched first. */
+    private void unqueue(int slot) {
+        for (int i = postedCount - 1; i >= 0; i--) {
+            if (posted[(postedHead + i) % posted.length] == slot) {
+                for (int j = i; j < postedCount - 1; j++) {
+                    posted[(postedHead + j) % posted.length] = posted[(postedHead + j + 1) % posted.length];
+                }
+                postedCount--;
+                queued[slot] = false;
+                if (signaled[slot]) {
+                    signaled[slot] = false;
+                    signaledInFlight--;
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * Whether the next operation is signaled: while few are in flight (a request-response pattern, whose every
+     * completion matters at once), when no signaled one is in flight (nothing would complete it), and one in
+     * {@link #signalEvery} otherwise.
+     */
+    private boolean signalNext() {
+        return signaledInFlight == 0 || inFlight() < SIGNAL_ALL_BELOW || unsignaledRun >= signalEvery - 1;
     }
 
     void attach(int slot, Object attachment) {
@@ -814,16 +878,18 @@ public final class Endpoint implements AutoCloseable {
             worker.waitForCredits(this, 1);
             return false;
         }
+        boolean signal = signalNext();
         int slot = freeSlots[--free];
         kinds[slot] = kind;
         lengths[slot] = length;
         handlers[slot] = opHandler;
         attachments[slot] = attachment;
         regions[slot] = region;
+        queue(slot, signal);
         try {
-            worker.post(this, slot, OPCODES[kind], region, offset, length, remote, remoteOffset, a, b, imm);
+            worker.post(this, slot, OPCODES[kind], region, offset, length, remote, remoteOffset, a, b, imm, signal);
         } catch (RdmaException | RuntimeException e) {
-            release(slot);
+            releaseSlot(slot);
             throw e;
         }
         if (message) {
@@ -860,11 +926,12 @@ public final class Endpoint implements AutoCloseable {
         attachments[slot] = null;
         creditWriteInFlight = true;
         reported = released;
+        queue(slot, true);
         try {
             worker.postCredits(this, slot, released, peerWordAddress, peerWordKey);
         } catch (RdmaException | RuntimeException e) {
             creditWriteInFlight = false;
-            release(slot);
+            releaseSlot(slot);
             throw e;
         }
     }
@@ -889,9 +956,40 @@ public final class Endpoint implements AutoCloseable {
         freeSlots[free++] = slot;
     }
 
-    /** A completion of this endpoint's send queue. */
+    /**
+     * A completion of this endpoint's send queue: it completes the unsignaled requests posted before {@code slot}
+     * (successfully: an unsignaled request that fails has a completion of its own), then {@code slot}.
+     */
+    void completed(int slot, WcStatus status) {
+        if (!queued[slot]) {
+            return;   // not this endpoint's request in flight: nothing to complete
+        }
+        int s;
+        do {
+            s = posted[postedHead];
+            postedHead = (postedHead + 1) % posted.length;
+            postedCount--;
+            queued[s] = false;
+            complete(s, s == slot ? status : WcStatus.SUCCESS);
+        } while (s != slot);
+        if (postedCount > 0 && signaledInFlight == 0 && (state == State.OPEN || state == State.CLOSING)
+                && !peerGone) {
+            // Only unsignaled requests are left, and no completion would come for them: a credit update (signaled)
+            // completes them. A queue pair that leaves the connected state flushes every request, signaled or not.
+            try {
+                postCredits();
+            } catch (RdmaException e) {
+                fail(e);
+            }
+        }
+    }
+
     @SuppressWarnings("unchecked")
-    void completed(int slot, WcStatus status, long atomicResult) {
+    private void complete(int slot, WcStatus status) {
+        if (signaled[slot]) {
+            signaled[slot] = false;
+            signaledInFlight--;
+        }
         int kind = kinds[slot];
         OperationHandler<Object> h = (OperationHandler<Object>) handlers[slot];
         Object attachment = attachments[slot];
@@ -906,7 +1004,8 @@ public final class Endpoint implements AutoCloseable {
         }
         if (status == WcStatus.SUCCESS) {
             if (h != null) {
-                operationCompleted(h, kind == CAS || kind == FAA ? atomicResult : length, attachment);
+                operationCompleted(h, kind == CAS || kind == FAA ? worker.atomicResult(this, slot) : length,
+                        attachment);
             }
         } else {
             EndpointException e = new EndpointException(NAMES[kind] + " on " + this + " failed: "

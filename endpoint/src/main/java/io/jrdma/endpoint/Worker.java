@@ -689,14 +689,15 @@ public final class Worker implements AutoCloseable {
             return;
         }
         Endpoint ep = endpoints[(int) (id >>> 32)];
-        int slot = (int) id;
-        if (ep == null) {
-            return;
+        if (ep != null) {
+            ep.completed((int) id, status);
         }
-        // The device writes an atomic's previous value in the host's order.
-        long atomic = status == WcStatus.SUCCESS ? scratch.segment().get(ValueLayout.JAVA_LONG,
-                scratchOffset(ep, slot)) : 0;
-        ep.completed(slot, status, atomic);
+    }
+
+    /** The previous value of the word an atomic of {@code ep}'s in {@code slot} changed, once it completed. */
+    long atomicResult(Endpoint ep, int slot) {
+        // The device writes it in the host's order.
+        return scratch.segment().get(ValueLayout.JAVA_LONG, scratchOffset(ep, slot));
     }
 
     private void received(WorkCompletions wcs, int slot, WcStatus status, int i) {
@@ -819,8 +820,8 @@ public final class Worker implements AutoCloseable {
     }
 
     void post(Endpoint ep, int slot, SendOpcode opcode, MemoryRegion region, long offset, int length,
-              RemoteRegion remote, long remoteOffset, long a, long b, int imm) throws RdmaException {
-        wr.reset().id(((long) ep.index << 32) | slot).opcode(opcode).signaled(true);
+              RemoteRegion remote, long remoteOffset, long a, long b, int imm, boolean signaled) throws RdmaException {
+        wr.reset().id(((long) ep.index << 32) | slot).opcode(opcode).signaled(signaled);
         if (opcode == SendOpcode.ATOMIC_CMP_AND_SWP || opcode == SendOpcode.ATOMIC_FETCH_AND_ADD) {
             wr.add(scratch, scratchOffset(ep, slot), 8)
                     .atomic(remote.address() + remoteOffset, remote.remoteKey(), a, b);
