@@ -820,7 +820,8 @@ public final class Worker implements AutoCloseable {
     }
 
     void post(Endpoint ep, int slot, SendOpcode opcode, MemoryRegion region, long offset, int length,
-              RemoteRegion remote, long remoteOffset, long a, long b, int imm, boolean signaled) throws RdmaException {
+              RemoteRegion remote, long remoteOffset, long a, long b, int imm, boolean signaled)
+            throws RdmaException {
         wr.reset().id(((long) ep.index << 32) | slot).opcode(opcode).signaled(signaled);
         if (opcode == SendOpcode.ATOMIC_CMP_AND_SWP || opcode == SendOpcode.ATOMIC_FETCH_AND_ADD) {
             wr.add(scratch, scratchOffset(ep, slot), 8)
@@ -863,7 +864,10 @@ public final class Worker implements AutoCloseable {
         return bindsAtHead;
     }
 
-    /** Posts the bind of {@code window} over a large message's buffer: the peer may write exactly it, through this queue pair. */
+    /**
+     * Posts the bind of {@code window} over a large message's buffer: the peer may write exactly it, through this
+     * queue pair.
+     */
     void postBind(Endpoint ep, int slot, MemoryWindow window, int rkey, MemoryRegion region, long offset, int length)
             throws RdmaException {
         ep.qp.postSend(wr.reset().id(((long) ep.index << 32) | slot).signaled(true)
