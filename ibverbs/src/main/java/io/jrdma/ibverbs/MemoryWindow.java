@@ -24,6 +24,11 @@ import java.util.EnumSet;
  *
  * <p>A type 2 window is bound, and revoked, by work requests:
  * {@snippet class=io.jrdma.ibverbs.snippets.MemorySnippets region=window-type-2}
+ *
+ * <p>On Soft-RoCE (rdma_rxe, vendor id {@code 0xffffff}) post a bind only when nothing else of the queue pair is in
+ * flight: rxe executes a bind when it reaches it but retires it only once the requests before it are acknowledged,
+ * and when one of those is retransmitted it executes the bind again, which fails ({@code MW_BIND_ERR}) or leaves
+ * the queue pair without completions. jrdma-endpoint binds its windows that way.
  */
 @SuppressWarnings("restricted")
 public final class MemoryWindow implements AutoCloseable {
