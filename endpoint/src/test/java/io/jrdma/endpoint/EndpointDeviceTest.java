@@ -161,6 +161,7 @@ class EndpointDeviceTest {
                 for (int i = 0; i < WorkerPair.EXPOSED; i++) {
                     local.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + i / 4096));
                 }
+                long completionsBefore = requestCompletions(pair.client);
                 List<CompletableFuture<Long>> ops = new ArrayList<>();
                 for (int i = 0; i < 256; i++) {
                     ops.add(ep.write(local, i * 4096L, 4096, remote, i * 4096L));
@@ -168,6 +169,10 @@ class EndpointDeviceTest {
                 for (CompletableFuture<Long> f : ops) {
                     assertEquals(4096L, f.get(60, TimeUnit.SECONDS));
                 }
+                // Selective signaling: with the queue full, one write in a quarter of the send depth is signaled,
+                // and its completion completes the writes before it.
+                long completions = requestCompletions(pair.client) - completionsBefore;
+                assertTrue(completions < 256 / 2, "256 writes took " + completions + " completions");
                 assertEquals(crc(local.segment()), crc(pair.exposed.segment()));
                 local.segment().fill((byte) 0);
                 ops.clear();
@@ -212,6 +217,13 @@ class EndpointDeviceTest {
             ep.close();
             ep.closeFuture().get(30, TimeUnit.SECONDS);
         }
+    }
+
+    /** The worker's {@link Worker#requestCompletions()}, read on its thread. */
+    static long requestCompletions(Worker worker) throws Exception {
+        CompletableFuture<Long> count = new CompletableFuture<>();
+        worker.execute(() -> count.complete(worker.requestCompletions()));
+        return count.get(30, TimeUnit.SECONDS);
     }
 
     static long crc(MemorySegment s) {
