@@ -17,11 +17,12 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Turns the results directory of {@code scripts/profile} into {@code profile-TEST.md}: where the clients of jrdma perf
- * and perftest spend their measured runs of one test (read-lat, write-lat, send-lat, write-bw or send-bw) on the same device. The directory
+ * Turns the results directory of {@code scripts/profile} into {@code profile-TEST.md}: where the clients of a jrdma tool
+ * and its C counterpart spend their measured runs of one test (read-lat, write-lat, send-lat, write-bw, send-bw,
+ * rstream-lat, endpoint-lat or endpoint-rate) on the same device. The directory
  * holds {@code env.txt} ({@code key=value} lines; {@code iterations} and {@code frequency} are required, {@code test}
  * is read-lat where absent) and, per round R, {@code round-R/c.txt} (perftest's output), {@code round-R/java.json}
- * ({@code jrdma perf --json}) and {@code round-R/SIDE.client.perf.txt} / {@code SIDE.server.perf.txt}
+ * ({@code jrdma perf --json} or {@code jrdma endpoint-perf --json}) and {@code round-R/SIDE.client.perf.txt} / {@code SIDE.server.perf.txt}
  * ({@code perf script} of each process).
  *
  * <pre>{@code
@@ -47,6 +48,10 @@ public final class ProfileReport {
         SEND_LAT("send-lat", "send", "round trip", "Typical µs", "Median typical latency", "µs"),
         WRITE_BW("write-bw", "write", "message", "MB/s", "Median bandwidth", "MB/s"),
         SEND_BW("send-bw", "send", "message", "MB/s", "Median bandwidth", "MB/s"),
+        /** jrdma-endpoint's ping-pong (trySend and onMessage) against perftest's ib_send_lat. */
+        ENDPOINT_LAT("endpoint-lat", "send", "round trip", "Typical µs", "Median typical latency", "µs"),
+        /** jrdma-endpoint's pipelined messages against perftest's ib_send_bw, the same number in flight. */
+        ENDPOINT_RATE("endpoint-rate", "send", "message", "MB/s", "Median bandwidth", "MB/s"),
         /** rstream's test over rsockets, one transfer each way an iteration: two transfers an iteration. */
         RSTREAM_LAT("rstream-lat", "transfer", "transfer", "µs per transfer", "Median µs per transfer (rstream's "
                 + "usec/xfer)", "µs");
@@ -79,15 +84,24 @@ public final class ProfileReport {
 
         /** Whether each side answers the other's message: both busy-poll in user space, neither loop is in the kernel. */
         boolean pingPong() {
-            return this == WRITE_LAT || this == SEND_LAT || this == RSTREAM_LAT;
+            return this == WRITE_LAT || this == SEND_LAT || this == RSTREAM_LAT || this == ENDPOINT_LAT;
         }
 
         String cTool() {
-            return this == RSTREAM_LAT ? "rstream" : "ib_" + id.replace('-', '_');
+            return switch (this) {
+                case RSTREAM_LAT -> "rstream";
+                case ENDPOINT_LAT -> "ib_send_lat";
+                case ENDPOINT_RATE -> "ib_send_bw";
+                default -> "ib_" + id.replace('-', '_');
+            };
         }
 
         String javaTool() {
-            return this == RSTREAM_LAT ? "jrdma rstream" : "jrdma perf";
+            return switch (this) {
+                case RSTREAM_LAT -> "jrdma rstream";
+                case ENDPOINT_LAT, ENDPOINT_RATE -> "jrdma endpoint-perf";
+                default -> "jrdma perf";
+            };
         }
 
         /** Operations an iteration of the tools: rstream's latency test moves one transfer each way. */
@@ -191,9 +205,9 @@ public final class ProfileReport {
 
                     """);
         } else {
-            md.append("jrdma perf reports where its measured run began and ended (`run_monotonic_ns` in its JSON, on "
-                    + "CLOCK_MONOTONIC, which perf records with `-k CLOCK_MONOTONIC`): its run is cut out exactly. "
-                    + "perftest does not, so its run is found in its client's samples: ");
+            md.append(test.javaTool() + " reports where its measured run began and ended (`run_monotonic_ns` in its "
+                    + "JSON, on CLOCK_MONOTONIC, which perf records with `-k CLOCK_MONOTONIC`): its run is cut out "
+                    + "exactly. perftest does not, so its run is found in its client's samples: ");
             md.append(test.pingPong() ? """
                 the last stretch in which its busiest thread is on a CPU at least 80% of the time. A ping-pong's \
                 client busy-polls in user space until the server's answer arrives, so its loop is CPU-bound from \

@@ -121,6 +121,29 @@ class ProfileReportTest {
     }
 
     @Test
+    void profilesTheEndpointsMessageRateAgainstSendBandwidth(@TempDir Path dir) throws IOException {
+        // jrdma endpoint-perf's JSON: its rows inside the test's object, the measured run where it says.
+        results(dir, "date=2026-11-28\ntest=endpoint-rate\nsize=64\niterations=50000\nwarmup=100000\nfrequency=1000\n",
+                """
+                 #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+                 64         50000            0.00               0.96                 0.015000
+                """, "{\"test\":\"rate\",\"api\":\"trySend+onMessage\",\"depth\":128,\"warmup\":100000,"
+                        + "\"results\":[{\"bytes\":64,\"iterations\":50000,\"bw_average_mb_per_sec\":0.70,"
+                        + "\"msg_rate_mpps\":0.010900,\"run_monotonic_ns\":[10000000000,11000000000]}]}",
+                script("ib_send_bw", "rxe_requester", "[kernel.kallsyms]", 1.0),
+                script("java", "rxe_requester", "[kernel.kallsyms]", 1.5));
+        Path docs = dir.resolve("docs");
+        ProfileReport.main(new String[] {dir.toString(), docs.toString()});
+        String md = Files.readString(docs.resolve("profile-endpoint-rate.md"));
+        assertContains(md,
+                "# Where a message's time goes: jrdma endpoint-perf and ib_send_bw under perf",
+                "jrdma endpoint-perf reports where its measured run began and ended",
+                "| C 1 | 0.96 | 1.0 | 16.0 | 100.0% |",
+                "| Java 1 | 0.70 | 1.0 | 16.0 | 100.0% |",
+                "Median bandwidth: C 0.96 MB/s, Java 0.70 MB/s (Java/C 0.73)");
+    }
+
+    @Test
     void cutsAPingPongOutOfItsSamples(@TempDir Path dir) throws IOException {
         // C: found where its client spins (800 samples a second from 10 s); Java: where jrdma perf says, on
         // CLOCK_MONOTONIC, which its samples' times are on: only the second half of its spinning samples.

@@ -89,15 +89,18 @@ final class EndpointPerf {
                         pingPong(worker, ep, peer, buffer, size, w, new long[Math.max(w, 1)]);
                         JitQuiet.await();
                         long[] stamps = new long[n];
+                        long start = System.nanoTime();
                         pingPong(worker, ep, peer, buffer, size, n, stamps);
-                        r = PerfResult.latency(size, n, LatencyStatistics.ofStamps(stamps, n, 2));
+                        long end = System.nanoTime();
+                        r = PerfResult.latency(size, n, LatencyStatistics.ofStamps(stamps, n, 2)).withRun(start, end);
                     } else {
                         stream(worker, ep, peer, buffer, size, w);
                         JitQuiet.await();
                         long start = System.nanoTime();
                         stream(worker, ep, peer, buffer, size, n);
-                        long nanos = System.nanoTime() - start;
-                        r = PerfResult.bandwidth(size, n, BandwidthStatistics.ofTotal((long) size * n, n, nanos, 0));
+                        long end = System.nanoTime();
+                        r = PerfResult.bandwidth(size, n, BandwidthStatistics.ofTotal((long) size * n, n, end - start,
+                                0)).withRun(start, end);
                     }
                     results.add(r.withWarmup(w));
                 }
