@@ -120,6 +120,25 @@ public record Measurement(int size, double typicalMicros, double minMicros, doub
     }
 
     /**
+     * The final line of UCX's {@code ucx_perftest} in {@code text} ({@code Final: ITERATIONS PERCENTILE AVERAGE
+     * OVERALL MB/S-AVERAGE MB/S-OVERALL RATE-AVERAGE RATE-OVERALL}): with {@code latency}, a latency row whose typical
+     * latency is the percentile (one way; ucx_perftest reports no least latency, NaN); else a bandwidth row of the
+     * overall MB/s (2^20 bytes, as perftest counts) and message rate.
+     *
+     * @throws IllegalArgumentException when there is no final line
+     */
+    public static Measurement ucxPerftest(String text, int size, boolean latency) {
+        for (String line : text.split("\\R")) {
+            String[] f = line.strip().split("\\s+");
+            if (f.length == 9 && f[0].equals("Final:")) {
+                return latency ? latency(size, Double.parseDouble(f[2]), Double.NaN)
+                        : bandwidth(size, Double.parseDouble(f[6]), Double.parseDouble(f[8]) / 1e6);
+            }
+        }
+        throw new IllegalArgumentException("no ucx_perftest result line ('Final: ...') in: " + text.strip());
+    }
+
+    /**
      * The rows of {@code jrdma perf --json}: {@code t_typical_usec} and {@code t_min_usec} for latency, {@code bw_average_mb_per_sec} and
      * {@code msg_rate_mpps} for bandwidth.
      *

@@ -24,6 +24,14 @@ class EndpointReportTest {
              64         5000             0.00               %s\t\t   %s
             """;
 
+    private static final String UCX = "[1.0] [guest:12:0] UCX  INFO  ep_cfg[2]: tag(rc_verbs/rxe0:1)\n"
+            + "Final:                 20000      %s     16.000    16.000      %s       %s      %s      %s\n";
+
+    private static String ucx(double p50, double mbPerSecond, double messagesPerSecond) {
+        return UCX.formatted(fmt(p50), fmt(mbPerSecond), fmt(mbPerSecond), fmt(messagesPerSecond),
+                fmt(messagesPerSecond));
+    }
+
     private static String lat(double min, double typical) {
         return String.format(java.util.Locale.ROOT, "{\"test\":\"x\",\"results\":[{\"bytes\":64,\"iterations\":2000,"
                 + "\"t_min_usec\":%.3f,\"t_typical_usec\":%.3f}]}", min, typical);
@@ -47,10 +55,20 @@ class EndpointReportTest {
             Files.writeString(round.resolve("jucx_lat_all.json"),
                     "[1.2] [guest:10:0]  ucp_worker.c:1763 UCX  INFO    ep_cfg[1]: tag(rc_verbs/rxe0:1)\n"
                             + lat(20 * k, 22 * k));
+            Files.writeString(round.resolve("ucx_lat_64.txt"), ucx(15 * k, 5, 60000));
+            Files.writeString(round.resolve("future_lat_all.json"), lat(13 * k, 16 * k));
             Files.writeString(round.resolve("c_rate_64.txt"), SEND_BW.formatted(fmt(24.41 * k), fmt(0.4 * k)));
+            Files.writeString(round.resolve("ucx_rate_64.txt"), ucx(3, 15.26 * k, 250000 * k));
             Files.writeString(round.resolve("perf_rate_all.json"), rate(0.36 * k));
             Files.writeString(round.resolve("endpoint_rate_all.json"), rate(0.3 * k));
-            Files.writeString(round.resolve("jucx_rate_all.json"), rate(0.2 * k));
+            Files.writeString(round.resolve("future_rate_all.json"), rate(0.28 * k));
+            Files.writeString(round.resolve("jucx_rate_all.json"), rate(0.18 * k));
+            Files.writeString(round.resolve("c_rate16_64.txt"), SEND_BW.formatted(fmt(18.31 * k), fmt(0.3 * k)));
+            Files.writeString(round.resolve("endpoint_rate16_all.json"), rate(0.27 * k));
+            Files.writeString(round.resolve("c_bw_65536.txt"), SEND_BW.replace(" 64 ", " 65536 ")
+                    .formatted(fmt(100 * k), fmt(0.0016 * k)));
+            Files.writeString(round.resolve("endpoint_bw_all.json"), "{\"results\":[{\"bytes\":65536,"
+                    + "\"bw_average_mb_per_sec\":" + fmt(96 * k) + ",\"msg_rate_mpps\":0.0015}]}");
             Files.writeString(round.resolve("jucx_rate_all.json.server"),
                     "[1.3] [guest:11:0]  ucp_worker.c:1763 UCX  INFO  ep_cfg[0]: tag(rc_verbs/rxe0:1)\n");
         }
@@ -71,12 +89,22 @@ class EndpointReportTest {
         assertEquals((0.15 + 0.3) / 2, report.median("rate", 64, EndpointReport.Impl.ENDPOINT, Measurement::mpps),
                 1e-6);
         String md = report.markdown(Map.of("rounds", "3"));
-        assertTrue(md.contains("| 64 B | 10.00 | 11.00 | 12.00 | 20.00 | 1.20 | 1.09 | 2.00 | 1.82 |"), md);
-        assertTrue(md.contains("| 64 B | 11.00 | 12.00 | 14.00 | 22.00 | 1.27 | 1.17 | 2.00 | 1.83 |"), md);
-        assertTrue(md.contains("| 64 B | 0.4000 | 0.3600 | 0.2250 | 0.2000 | 0.56 | 0.63 | 0.50 | 0.56 |"), md);
+        // Columns: C, ucx_perftest, jrdma perf, endpoint, futures, JUCX; then endpoint / C, endpoint / perf,
+        // futures / endpoint, JUCX / C, JUCX / perf, endpoint / JUCX. ucx_perftest has no least latency.
+        assertTrue(md.contains("| 64 B | 10.00 | - | 11.00 | 12.00 | 13.00 | 20.00 | 1.20 | 1.09 | 1.08 | 2.00 | 1.82 "
+                + "| 0.60 |"), md);
+        assertTrue(md.contains("| 64 B | 11.00 | 15.00 | 12.00 | 14.00 | 16.00 | 22.00 | 1.27 | 1.17 | 1.14 | 2.00 "
+                + "| 1.83 | 0.64 |"), md);
+        assertTrue(md.contains("## Message rate, millions of messages a second (128 in flight)\n\n"), md);
+        assertTrue(md.contains("| 64 B | 0.4000 | 0.2500 | 0.3600 | 0.2250 | 0.2800 | 0.1800 | 0.56 | 0.63 | 1.24 "
+                + "| 0.45 | 0.50 | 1.25 |"), md);
+        assertTrue(md.contains("## Message rate, millions of messages a second (16 in flight)\n\n"), md);
+        assertTrue(md.contains("| 64 B | 0.3000 | - | - | 0.2700 | - | - | 0.90 | - | - | - | - | - |"), md);
+        assertTrue(md.contains("| 64 KiB | 100.0 | - | - | 96.0 | - | - | 0.96 | - | - | - | - | - |"), md);
         assertTrue(md.contains("| left out (no result) | round-3/endpoint_rate_all.json |"), md);
         assertTrue(md.contains("ep_cfg[1]: tag(rc_verbs/rxe0:1)\nep_cfg[0]: tag(rc_verbs/rxe0:1)\n"), md);
-        assertEquals(2, md.split("ep_cfg", -1).length - 1, "each UCX line once");
+        assertTrue(md.contains("ep_cfg[2]: tag(rc_verbs/rxe0:1)\n"), md);   // ucx_perftest's, too
+        assertEquals(3, md.split("ep_cfg", -1).length - 1, "each UCX line once");
     }
 
     @Test

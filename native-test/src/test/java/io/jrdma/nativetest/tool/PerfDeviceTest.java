@@ -147,6 +147,36 @@ class PerfDeviceTest {
         assertTrue(p.server().output().contains("--warmup") && p.client().output().contains("--warmup"), p.logs());
     }
 
+    /**
+     * {@code jrdma endpoint-perf}, jrdma-endpoint's message path: a ping-pong and pipelined messages through the
+     * handler flavour and the futures one, two sizes each, every result row with its measured run's bounds.
+     */
+    @Test
+    void endpointPerfMeasuresBothFlavours(Context ctx) throws Exception {
+        String ip = DeviceSupport.ipAddress(ctx).getHostAddress();
+        int port = 18720;
+        for (String api : List.of("handler", "future")) {
+            for (String test : List.of("lat", "rate")) {
+                List<String> serverLine = List.of("endpoint-perf", test, "-b", ip, "-p", Integer.toString(++port),
+                        "--sizes", "64:300,4096:100", "--warmup", "50", "--json");
+                List<String> clientLine = new ArrayList<>(serverLine.subList(0, 2));
+                clientLine.addAll(serverLine.subList(4, serverLine.size()));
+                clientLine.addAll(List.of("--api", api, ip));
+                Pair p = runLines(serverLine, clientLine);
+                assertEquals(0, p.server().status(), p.logs());
+                assertEquals(0, p.client().status(), p.logs());
+                String json = p.client().output().strip();
+                assertTrue(json.startsWith("{\"test\":\"endpoint-" + test + "\",\"api\":\""
+                        + (api.equals("future") ? "send" : "trySend") + "+onMessage\""), p.logs());
+                assertEquals(2, json.split("\"run_monotonic_ns\":\\[\\d+,\\d+]", -1).length - 1, p.logs());
+                assertTrue(json.contains("{\"bytes\":64,\"iterations\":300,")
+                        && json.contains("{\"bytes\":4096,\"iterations\":100,"), p.logs());
+                String metric = test.equals("lat") ? "t_typical_usec" : "msg_rate_mpps";
+                assertTrue(Double.parseDouble(field(json, metric)) > 0, metric + "\n" + p.logs());
+            }
+        }
+    }
+
     /** Over rdma_cm both sides meet in an RDMA barrier (over TCP a dead peer closes the socket), so that is the test. */
     @Test
     void aServerWhoseClientDiesInTheMiddleEndsWithAClearError(Context ctx) throws Exception {

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 
 /**
  * One side of {@code jrdma endpoint-perf}. Every wait is a busy loop over {@link Worker#progress()} on the calling
@@ -116,14 +117,25 @@ final class EndpointPerf {
         print(results);
     }
 
-    /** {@code n} round trips of {@code size} bytes, the start of each stamped into {@code stamps} (when long enough). */
-    private static void pingPong(Worker worker, Endpoint ep, Peer peer, Buffer buffer, int size, int n, long[] stamps)
+    /**
+     * {@code n} round trips of {@code size} bytes, the start of each stamped into {@code stamps} (when long enough).
+     * With futures, a round trip also waits for its send's future, as a caller of {@code send(...).join()} would.
+     */
+    private void pingPong(Worker worker, Endpoint ep, Peer peer, Buffer buffer, int size, int n, long[] stamps)
             throws RdmaException {
         boolean stamp = stamps.length >= n;
         for (int i = 0; i < n; i++) {
             long echoes = peer.received;
             if (stamp) {
                 stamps[i] = System.nanoTime();
+            }
+            if (options.futures()) {
+                CompletableFuture<Long> sent = ep.send(buffer.region(), buffer.offset(), size);
+                while (peer.received == echoes || !sent.isDone()) {
+                    progressOrFail(worker, peer);
+                }
+                sent.join();
+                continue;
             }
             while (!ep.trySend(buffer.region(), buffer.offset(), size, peer, null)) {
                 progressOrFail(worker, peer);
@@ -143,7 +155,11 @@ final class EndpointPerf {
         long posted = 0;
         while (peer.completed - first < n) {
             while (posted < n && !peer.blocked && posted - (peer.completed - first) < options.depth()) {
-                if (ep.trySend(buffer.region(), buffer.offset(), size, peer, null)) {
+                if (options.futures()) {
+                    // Beyond the credits and queue slots a send waits in the endpoint's backlog: never refused.
+                    ep.send(buffer.region(), buffer.offset(), size).whenComplete(peer);
+                    posted++;
+                } else if (ep.trySend(buffer.region(), buffer.offset(), size, peer, null)) {
                     posted++;
                 } else {
                     peer.blocked = true;
@@ -177,8 +193,9 @@ final class EndpointPerf {
     private void print(List<PerfResult> results) {
         if (options.json()) {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                    "{\"test\":\"%s\",\"api\":\"trySend+onMessage\",\"depth\":%d,\"warmup\":%d,\"results\":[",
-                    options.label(), options.depth(), options.warmup()));
+                    "{\"test\":\"%s\",\"api\":\"%s\",\"depth\":%d,\"warmup\":%d,\"results\":[",
+                    options.label(), options.futures() ? "send+onMessage" : "trySend+onMessage", options.depth(),
+                    options.warmup()));
             for (int i = 0; i < results.size(); i++) {
                 sb.append(i == 0 ? "" : ",");
                 PerfReport.jsonRow(sb, results.get(i), false);
@@ -196,7 +213,7 @@ final class EndpointPerf {
      * Both sides' handler. It allocates nothing per message: the server's echo goes from one buffer of its own, and
      * the counters are plain fields, read by the same thread that runs the handler.
      */
-    static final class Peer implements EndpointHandler, OperationHandler<Object> {
+    static final class Peer implements EndpointHandler, OperationHandler<Object>, BiConsumer<Long, Throwable> {
         private final boolean echo;
         Buffer reply;
         long received;
@@ -250,6 +267,16 @@ final class EndpointPerf {
         @Override
         public void failed(Throwable error, Object attachment) {
             failure = error;
+        }
+
+        /** A send's future completed. */
+        @Override
+        public void accept(Long bytes, Throwable error) {
+            if (error != null) {
+                failure = error;
+            } else {
+                completed++;
+            }
         }
     }
 }

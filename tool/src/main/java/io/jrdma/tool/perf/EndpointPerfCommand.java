@@ -72,6 +72,11 @@ public final class EndpointPerfCommand extends ToolCommand {
     @Option(names = "--json", description = "print the results as one JSON document, as jrdma perf --json does")
     private boolean json;
 
+    @Option(names = "--api", paramLabel = "<api>", description = "the client's flavour: handler (trySend with an "
+            + "OperationHandler, allocation-free) or future (send, a CompletableFuture per message; default "
+            + "${DEFAULT-VALUE})")
+    private String api = "handler";
+
     /** The command, printing to {@code out} and its progress to {@code err}. */
     public EndpointPerfCommand(PrintStream out, PrintStream err) {
         super(out, err);
@@ -90,6 +95,11 @@ public final class EndpointPerfCommand extends ToolCommand {
             case "lat" -> true;
             case "rate" -> false;
             default -> throw usage("TEST is lat or rate, not '" + test + "'");
+        };
+        boolean futures = switch (api) {
+            case "handler" -> false;
+            case "future" -> true;
+            default -> throw usage("--api is handler or future, not '" + api + "'");
         };
         if (servers.size() > 1) {
             throw usage("one server at most, not " + servers);
@@ -118,6 +128,6 @@ public final class EndpointPerfCommand extends ToolCommand {
         List<Integer> sizes = list != null ? List.copyOf(list.keySet()) : List.of(size != null ? size : 64);
         return new EndpointPerfOptions(latency, sizes, counts,
                 iterations != null ? iterations : latency ? 1000 : 5000, warmup, d, port, bind,
-                servers.isEmpty() ? null : servers.getFirst(), json);
+                servers.isEmpty() ? null : servers.getFirst(), json, futures);
     }
 }

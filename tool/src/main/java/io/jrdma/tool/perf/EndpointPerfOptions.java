@@ -21,9 +21,12 @@ import java.util.Map;
  *                   to the server leaves from)
  * @param server     the server to connect to; null on the server
  * @param json       one JSON document instead of the table
+ * @param futures    the client sends through the {@code CompletableFuture} flavour ({@code Endpoint.send}) instead
+ *                   of the handler one ({@code trySend} with an {@code OperationHandler})
  */
 record EndpointPerfOptions(boolean latency, List<Integer> sizes, Map<Integer, Integer> counts, int iterations,
-                           int warmup, int depth, int port, String bind, String server, boolean json) {
+                           int warmup, int depth, int port, String bind, String server, boolean json,
+                           boolean futures) {
 
     static final int DEFAULT_PORT = 18516;
     static final int DEFAULT_DEPTH = 128;

@@ -43,6 +43,8 @@ class EndpointPerfOptionsTest {
         assertEquals(EndpointPerfOptions.DEFAULT_DEPTH, rate.depth());
         assertEquals(5000, rate.iterations(64));
         assertEquals(16, parse("rate", "-t", "16", "x").depth());
+        assertFalse(rate.futures());
+        assertTrue(parse("rate", "--api", "future", "x").futures());
     }
 
     @Test
@@ -74,6 +76,7 @@ class EndpointPerfOptionsTest {
     @Test
     void badOptionsAreUsageErrors() {
         assertEquals("TEST is lat or rate, not 'bw'", refusal("bw", "x"));
+        assertEquals("--api is handler or future, not 'callback'", refusal("rate", "--api", "callback", "x"));
         assertEquals("the server listens on a device address: give it with -b", refusal("lat"));
         assertEquals("a ping-pong keeps one message in flight: -t must be 1", refusal("lat", "-t", "2", "x"));
         assertEquals("-s and --sizes each choose the sizes: give one of them",
