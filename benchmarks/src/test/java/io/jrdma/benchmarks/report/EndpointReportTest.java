@@ -57,6 +57,7 @@ class EndpointReportTest {
                             + lat(20 * k, 22 * k));
             Files.writeString(round.resolve("ucx_lat_64.txt"), ucx(15 * k, 5, 60000));
             Files.writeString(round.resolve("future_lat_all.json"), lat(13 * k, 16 * k));
+            Files.writeString(round.resolve("connection_lat_all.json"), lat(30 * k, 60 * k));
             Files.writeString(round.resolve("c_rate_64.txt"), SEND_BW.formatted(fmt(24.41 * k), fmt(0.4 * k)));
             Files.writeString(round.resolve("ucx_rate_64.txt"), ucx(3, 15.26 * k, 250000 * k));
             Files.writeString(round.resolve("perf_rate_all.json"), rate(0.36 * k));
@@ -89,18 +90,18 @@ class EndpointReportTest {
         assertEquals((0.15 + 0.3) / 2, report.median("rate", 64, EndpointReport.Impl.ENDPOINT, Measurement::mpps),
                 1e-6);
         String md = report.markdown(Map.of("rounds", "3"));
-        // Columns: C, ucx_perftest, jrdma perf, endpoint, futures, JUCX; then endpoint / C, endpoint / perf,
+        // Columns: C, ucx_perftest, jrdma perf, endpoint, futures, RdmaConnection, JUCX; then endpoint / C, endpoint / perf,
         // futures / endpoint, JUCX / C, JUCX / perf, endpoint / JUCX. ucx_perftest has no least latency.
-        assertTrue(md.contains("| 64 B | 10.00 | - | 11.00 | 12.00 | 13.00 | 20.00 | 1.20 | 1.09 | 1.08 | 2.00 | 1.82 "
-                + "| 0.60 |"), md);
-        assertTrue(md.contains("| 64 B | 11.00 | 15.00 | 12.00 | 14.00 | 16.00 | 22.00 | 1.27 | 1.17 | 1.14 | 2.00 "
-                + "| 1.83 | 0.64 |"), md);
+        assertTrue(md.contains("| 64 B | 10.00 | - | 11.00 | 12.00 | 13.00 | 30.00 | 20.00 | 1.20 | 1.09 | 1.08 | 2.00 "
+                + "| 1.82 | 0.60 |"), md);
+        assertTrue(md.contains("| 64 B | 11.00 | 15.00 | 12.00 | 14.00 | 16.00 | 60.00 | 22.00 | 1.27 | 1.17 | 1.14 "
+                + "| 2.00 | 1.83 | 0.64 |"), md);
         assertTrue(md.contains("## Message rate, millions of messages a second (128 in flight)\n\n"), md);
-        assertTrue(md.contains("| 64 B | 0.4000 | 0.2500 | 0.3600 | 0.2250 | 0.2800 | 0.1800 | 0.56 | 0.63 | 1.24 "
+        assertTrue(md.contains("| 64 B | 0.4000 | 0.2500 | 0.3600 | 0.2250 | 0.2800 | - | 0.1800 | 0.56 | 0.63 | 1.24 "
                 + "| 0.45 | 0.50 | 1.25 |"), md);
         assertTrue(md.contains("## Message rate, millions of messages a second (1 in flight)\n\n"), md);
-        assertTrue(md.contains("| 64 B | 0.3000 | - | - | 0.2700 | - | - | 0.90 | - | - | - | - | - |"), md);
-        assertTrue(md.contains("| 64 KiB | 100.0 | - | - | 96.0 | - | - | 0.96 | - | - | - | - | - |"), md);
+        assertTrue(md.contains("| 64 B | 0.3000 | - | - | 0.2700 | - | - | - | 0.90 | - | - | - | - | - |"), md);
+        assertTrue(md.contains("| 64 KiB | 100.0 | - | - | 96.0 | - | - | - | 0.96 | - | - | - | - | - |"), md);
         assertTrue(md.contains("| left out (no result) | round-3/endpoint_rate_all.json |"), md);
         assertTrue(md.contains("ep_cfg[1]: tag(rc_verbs/rxe0:1)\nep_cfg[0]: tag(rc_verbs/rxe0:1)\n"), md);
         assertTrue(md.contains("ep_cfg[2]: tag(rc_verbs/rxe0:1)\n"), md);   // ucx_perftest's, too

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -149,25 +150,31 @@ class PerfDeviceTest {
 
     /**
      * {@code jrdma endpoint-perf}, jrdma-endpoint's message path: a ping-pong and pipelined messages through the
-     * handler flavour and the futures one, two sizes each, every result row with its measured run's bounds.
+     * handler flavour and the futures one, and a ping-pong through {@code RdmaConnection}, two sizes each, every
+     * result row with its measured run's bounds.
      */
     @Test
-    void endpointPerfMeasuresBothFlavours(Context ctx) throws Exception {
+    void endpointPerfMeasuresEveryFlavour(Context ctx) throws Exception {
         String ip = DeviceSupport.ipAddress(ctx).getHostAddress();
         int port = 18720;
-        for (String api : List.of("handler", "future")) {
-            for (String test : List.of("lat", "rate")) {
-                List<String> serverLine = List.of("endpoint-perf", test, "-b", ip, "-p", Integer.toString(++port),
-                        "--sizes", "64:300,4096:100", "--warmup", "50", "--json");
+        Map<String, String> labels = Map.of("handler", "trySend+onMessage", "future", "send+onMessage",
+                "connection", "RdmaConnection send+receive");
+        for (String api : List.of("handler", "future", "connection")) {
+            for (String test : api.equals("connection") ? List.of("lat") : List.of("lat", "rate")) {
+                List<String> serverLine = new ArrayList<>(List.of("endpoint-perf", test, "-b", ip, "-p",
+                        Integer.toString(++port), "--sizes", "64:300,4096:100", "--warmup", "50", "--json"));
                 List<String> clientLine = new ArrayList<>(serverLine.subList(0, 2));
                 clientLine.addAll(serverLine.subList(4, serverLine.size()));
                 clientLine.addAll(List.of("--api", api, ip));
+                if (api.equals("connection")) {
+                    serverLine.addAll(List.of("--api", api));
+                }
                 Pair p = runLines(serverLine, clientLine);
                 assertEquals(0, p.server().status(), p.logs());
                 assertEquals(0, p.client().status(), p.logs());
                 String json = p.client().output().strip();
-                assertTrue(json.startsWith("{\"test\":\"endpoint-" + test + "\",\"api\":\""
-                        + (api.equals("future") ? "send" : "trySend") + "+onMessage\""), p.logs());
+                assertTrue(json.startsWith("{\"test\":\"endpoint-" + test + "\",\"api\":\"" + labels.get(api) + "\""),
+                        p.logs());
                 assertEquals(2, json.split("\"run_monotonic_ns\":\\[\\d+,\\d+]", -1).length - 1, p.logs());
                 assertTrue(json.contains("{\"bytes\":64,\"iterations\":300,")
                         && json.contains("{\"bytes\":4096,\"iterations\":100,"), p.logs());

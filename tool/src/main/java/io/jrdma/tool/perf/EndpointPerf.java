@@ -114,7 +114,7 @@ final class EndpointPerf {
                 throw new IOException("the endpoint broke", peer.failure);
             }
         }
-        print(results);
+        print(options, out, results);
     }
 
     /**
@@ -129,7 +129,7 @@ final class EndpointPerf {
             if (stamp) {
                 stamps[i] = System.nanoTime();
             }
-            if (options.futures()) {
+            if (options.api() == EndpointPerfOptions.Api.FUTURE) {
                 CompletableFuture<Long> sent = ep.send(buffer.region(), buffer.offset(), size);
                 while (peer.received == echoes || !sent.isDone()) {
                     progressOrFail(worker, peer);
@@ -155,7 +155,7 @@ final class EndpointPerf {
         long posted = 0;
         while (peer.completed - first < n) {
             while (posted < n && !peer.blocked && posted - (peer.completed - first) < options.depth()) {
-                if (options.futures()) {
+                if (options.api() == EndpointPerfOptions.Api.FUTURE) {
                     // Beyond the credits and queue slots a send waits in the endpoint's backlog: never refused.
                     ep.send(buffer.region(), buffer.offset(), size).whenComplete(peer);
                     posted++;
@@ -190,11 +190,12 @@ final class EndpointPerf {
         }
     }
 
-    private void print(List<PerfResult> results) {
+    /** Prints the client's results: a table, or one JSON document naming the test and the API. */
+    static void print(EndpointPerfOptions options, PrintStream out, List<PerfResult> results) {
         if (options.json()) {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                     "{\"test\":\"%s\",\"api\":\"%s\",\"depth\":%d,\"warmup\":%d,\"results\":[",
-                    options.label(), options.futures() ? "send+onMessage" : "trySend+onMessage", options.depth(),
+                    options.label(), options.api().label, options.depth(),
                     options.warmup()));
             for (int i = 0; i < results.size(); i++) {
                 sb.append(i == 0 ? "" : ",");

@@ -72,9 +72,10 @@ public final class EndpointPerfCommand extends ToolCommand {
     @Option(names = "--json", description = "print the results as one JSON document, as jrdma perf --json does")
     private boolean json;
 
-    @Option(names = "--api", paramLabel = "<api>", description = "the client's flavour: handler (trySend with an "
-            + "OperationHandler, allocation-free) or future (send, a CompletableFuture per message; default "
-            + "${DEFAULT-VALUE})")
+    @Option(names = "--api", paramLabel = "<api>", description = "what the client sends through: handler (trySend "
+            + "with an OperationHandler, allocation-free), future (send, a CompletableFuture per message) or "
+            + "connection (RdmaConnection's blocking send and receive, lat only; give it to the server too); "
+            + "default ${DEFAULT-VALUE}")
     private String api = "handler";
 
     /** The command, printing to {@code out} and its progress to {@code err}. */
@@ -85,7 +86,11 @@ public final class EndpointPerfCommand extends ToolCommand {
     @Override
     public Integer call() throws Exception {
         EndpointPerfOptions options = options();
-        new EndpointPerf(options, out).run();
+        if (options.api() == EndpointPerfOptions.Api.CONNECTION) {
+            new ConnectionPerf(options, out).run();
+        } else {
+            new EndpointPerf(options, out).run();
+        }
         return 0;
     }
 
@@ -96,11 +101,15 @@ public final class EndpointPerfCommand extends ToolCommand {
             case "rate" -> false;
             default -> throw usage("TEST is lat or rate, not '" + test + "'");
         };
-        boolean futures = switch (api) {
-            case "handler" -> false;
-            case "future" -> true;
-            default -> throw usage("--api is handler or future, not '" + api + "'");
+        EndpointPerfOptions.Api flavour = switch (api) {
+            case "handler" -> EndpointPerfOptions.Api.HANDLER;
+            case "future" -> EndpointPerfOptions.Api.FUTURE;
+            case "connection" -> EndpointPerfOptions.Api.CONNECTION;
+            default -> throw usage("--api is handler, future or connection, not '" + api + "'");
         };
+        if (flavour == EndpointPerfOptions.Api.CONNECTION && !latency) {
+            throw usage("an RdmaConnection sends one message at a time: --api connection measures lat only");
+        }
         if (servers.size() > 1) {
             throw usage("one server at most, not " + servers);
         }
@@ -128,6 +137,6 @@ public final class EndpointPerfCommand extends ToolCommand {
         List<Integer> sizes = list != null ? List.copyOf(list.keySet()) : List.of(size != null ? size : 64);
         return new EndpointPerfOptions(latency, sizes, counts,
                 iterations != null ? iterations : latency ? 1000 : 5000, warmup, d, port, bind,
-                servers.isEmpty() ? null : servers.getFirst(), json, futures);
+                servers.isEmpty() ? null : servers.getFirst(), json, flavour);
     }
 }

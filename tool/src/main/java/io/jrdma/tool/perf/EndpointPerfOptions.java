@@ -21,12 +21,27 @@ import java.util.Map;
  *                   to the server leaves from)
  * @param server     the server to connect to; null on the server
  * @param json       one JSON document instead of the table
- * @param futures    the client sends through the {@code CompletableFuture} flavour ({@code Endpoint.send}) instead
- *                   of the handler one ({@code trySend} with an {@code OperationHandler})
+ * @param api        what the client sends through (the server echoes or releases through the endpoint's handler, or
+ *                   with {@link Api#CONNECTION} through an {@code RdmaConnection})
  */
 record EndpointPerfOptions(boolean latency, List<Integer> sizes, Map<Integer, Integer> counts, int iterations,
-                           int warmup, int depth, int port, String bind, String server, boolean json,
-                           boolean futures) {
+                           int warmup, int depth, int port, String bind, String server, boolean json, Api api) {
+
+    /** The API a run measures, named in its JSON document. */
+    enum Api {
+        /** {@code Endpoint.trySend} with an {@code OperationHandler}: allocation-free. */
+        HANDLER("trySend+onMessage"),
+        /** {@code Endpoint.send}: a {@code CompletableFuture} per message. */
+        FUTURE("send+onMessage"),
+        /** {@code RdmaConnection}'s blocking {@code send} and {@code receive}, on both sides. */
+        CONNECTION("RdmaConnection send+receive");
+
+        final String label;
+
+        Api(String label) {
+            this.label = label;
+        }
+    }
 
     static final int DEFAULT_PORT = 18516;
     static final int DEFAULT_DEPTH = 128;

@@ -43,8 +43,9 @@ class EndpointPerfOptionsTest {
         assertEquals(EndpointPerfOptions.DEFAULT_DEPTH, rate.depth());
         assertEquals(5000, rate.iterations(64));
         assertEquals(16, parse("rate", "-t", "16", "x").depth());
-        assertFalse(rate.futures());
-        assertTrue(parse("rate", "--api", "future", "x").futures());
+        assertEquals(EndpointPerfOptions.Api.HANDLER, rate.api());
+        assertEquals(EndpointPerfOptions.Api.FUTURE, parse("rate", "--api", "future", "x").api());
+        assertEquals(EndpointPerfOptions.Api.CONNECTION, parse("lat", "--api", "connection", "x").api());
     }
 
     @Test
@@ -76,7 +77,10 @@ class EndpointPerfOptionsTest {
     @Test
     void badOptionsAreUsageErrors() {
         assertEquals("TEST is lat or rate, not 'bw'", refusal("bw", "x"));
-        assertEquals("--api is handler or future, not 'callback'", refusal("rate", "--api", "callback", "x"));
+        assertEquals("--api is handler, future or connection, not 'callback'",
+                refusal("rate", "--api", "callback", "x"));
+        assertEquals("an RdmaConnection sends one message at a time: --api connection measures lat only",
+                refusal("rate", "--api", "connection", "x"));
         assertEquals("the server listens on a device address: give it with -b", refusal("lat"));
         assertEquals("a ping-pong keeps one message in flight: -t must be 1", refusal("lat", "-t", "2", "x"));
         assertEquals("-s and --sizes each choose the sizes: give one of them",
