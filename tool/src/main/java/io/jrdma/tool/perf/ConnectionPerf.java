@@ -20,23 +20,11 @@ import java.util.List;
  * writes it. The server echoes every message until the client closes; the client measures as {@link EndpointPerf}
  * does and prints the same results.
  */
-final class ConnectionPerf {
+final class ConnectionPerf extends EndpointPerfSide {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    private final EndpointPerfOptions options;
-    private final PrintStream out;
-
     ConnectionPerf(EndpointPerfOptions options, PrintStream out) {
-        this.options = options;
-        this.out = out;
-    }
-
-    void run() throws Exception {
-        if (options.client()) {
-            client();
-        } else {
-            server();
-        }
+        super(options, out);
     }
 
     /** Messages up to the largest size of the run, as the endpoint's receive buffers are. */
@@ -45,7 +33,8 @@ final class ConnectionPerf {
         return ConnectionOptions.defaults().withMaxMessageSize(Math.max(64, largest));
     }
 
-    private void server() throws Exception {
+    @Override
+    void server() throws Exception {
         InetAddress address = InetAddress.getByName(options.bind());
         try (RdmaListener listener = RdmaListener.bind(new InetSocketAddress(address, options.port()),
                 connectionOptions())) {
@@ -66,7 +55,8 @@ final class ConnectionPerf {
         }
     }
 
-    private void client() throws Exception {
+    @Override
+    void client() throws Exception {
         InetAddress server = InetAddress.getByName(options.server());
         List<PerfResult> results = new ArrayList<>();
         try (RdmaConnection connection = RdmaConnection.connect(new InetSocketAddress(server, options.port()),

@@ -26,23 +26,11 @@ import java.util.function.BiConsumer;
  * thread, as the client's timed loops are, so that neither side ever sleeps in the kernel: the same conditions as
  * {@code jrdma perf} and perftest, which busy-poll their completion queues.
  */
-final class EndpointPerf {
+final class EndpointPerf extends EndpointPerfSide {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(60);
 
-    private final EndpointPerfOptions options;
-    private final PrintStream out;
-
     EndpointPerf(EndpointPerfOptions options, PrintStream out) {
-        this.options = options;
-        this.out = out;
-    }
-
-    void run() throws Exception {
-        if (options.client()) {
-            client();
-        } else {
-            server();
-        }
+        super(options, out);
     }
 
     /**
@@ -50,7 +38,8 @@ final class EndpointPerf {
      * disconnect reaches the server's handler as an error ("the peer disconnected") like any other end of the
      * connection, so the server reports none: the client, which measures, fails if anything broke mid-run.
      */
-    private void server() throws Exception {
+    @Override
+    void server() throws Exception {
         InetAddress address = InetAddress.getByName(options.bind());
         try (Worker worker = Worker.open(address, options.workerOptions())) {
             Peer peer = new Peer(options.latency());
@@ -71,7 +60,8 @@ final class EndpointPerf {
     }
 
     /** The client: connects, measures every size, prints the results, disconnects. */
-    private void client() throws Exception {
+    @Override
+    void client() throws Exception {
         InetAddress server = InetAddress.getByName(options.server());
         InetAddress local = options.bind() != null ? InetAddress.getByName(options.bind()) : routeTo(server);
         List<PerfResult> results = new ArrayList<>();
