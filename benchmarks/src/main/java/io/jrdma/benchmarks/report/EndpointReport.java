@@ -117,7 +117,8 @@ public final class EndpointReport {
                 .append("- **C perftest**: `ib_send_lat`, `ib_send_bw` and, for bandwidth, `ib_write_bw` (the C "
                         + "floor);\n")
                 .append("- **ucx_perftest**: UCX's own C tool, `tag_lat` and `tag_bw` (UCX's floor, the C under "
-                        + "JUCX), on the same transport as JUCX;\n")
+                        + "JUCX), on `rc_verbs` with `ud_verbs` for the wire-up (it connects from exchanged worker "
+                        + "addresses, not through the connection manager as JUCX's listener does);\n")
                 .append("- **jrdma perf**: `jrdma perf send-lat` and `send-bw` (the verbs from Java, the Java "
                         + "floor);\n")
                 .append("- **jrdma endpoint**: `jrdma endpoint-perf lat` and `rate`: jrdma-endpoint's "
