@@ -83,7 +83,8 @@ public final class EndpointReport {
         // UCX logs to stdout: the client's lines are in its result file, among its JSON; the server's in .server.
         try (Stream<Path> walk = Files.walk(results)) {
             for (Path f : walk.filter(Files::isRegularFile).sorted().toList()) {
-                if (f.getFileName().toString().startsWith("jucx_") || f.getFileName().toString().startsWith("ucx_")) {
+                String name = f.getFileName().toString();
+                if (name.startsWith("jucx_") || name.startsWith("ucx_")) {
                     report.ucxLog(Files.readString(f));
                 }
             }

@@ -100,15 +100,11 @@ class ProfileReportTest {
     @Test
     void writesABandwidthReportNamedAfterItsTest(@TempDir Path dir) throws IOException {
         results(dir, "date=2026-11-23\ntest=write-bw\nsize=64\niterations=50000\nwarmup=100000\nfrequency=1000\n",
-                """
-                 #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
-                 64         50000            0.00               3.37                 0.055214
-                """, "{\"results\":[{\"bytes\":64,\"bw_average_mb_per_sec\":2.80,\"msg_rate_mpps\":0.045875}]}",
+                perftestBandwidth("3.37", "0.055214"),
+                "{\"results\":[{\"bytes\":64,\"bw_average_mb_per_sec\":2.80,\"msg_rate_mpps\":0.045875}]}",
                 script("ib_write_bw", "rxe_requester", "[kernel.kallsyms]", 1.0),
                 script("java", "rxe_requester", "[kernel.kallsyms]", 1.25));
-        Path docs = dir.resolve("docs");
-        ProfileReport.main(new String[] {dir.toString(), docs.toString()});
-        String md = Files.readString(docs.resolve("profile-write-bw.md"));
+        String md = page(dir, "write-bw");
         assertContains(md,
                 "# Where a message's time goes: jrdma perf and ib_write_bw under perf",
                 "write-bw at 64 B, 50000 messages a run (jrdma perf first runs 100000 untimed)",
@@ -124,17 +120,12 @@ class ProfileReportTest {
     void profilesTheEndpointsMessageRateAgainstSendBandwidth(@TempDir Path dir) throws IOException {
         // jrdma endpoint-perf's JSON: its rows inside the test's object, the measured run where it says.
         results(dir, "date=2026-11-28\ntest=endpoint-rate\nsize=64\niterations=50000\nwarmup=100000\nfrequency=1000\n",
-                """
-                 #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
-                 64         50000            0.00               0.96                 0.015000
-                """, "{\"test\":\"rate\",\"api\":\"trySend+onMessage\",\"depth\":128,\"warmup\":100000,"
+                perftestBandwidth("0.96", "0.015000"), "{\"test\":\"rate\",\"api\":\"trySend+onMessage\",\"depth\":128,\"warmup\":100000,"
                         + "\"results\":[{\"bytes\":64,\"iterations\":50000,\"bw_average_mb_per_sec\":0.70,"
                         + "\"msg_rate_mpps\":0.010900,\"run_monotonic_ns\":[10000000000,11000000000]}]}",
                 script("ib_send_bw", "rxe_requester", "[kernel.kallsyms]", 1.0),
                 script("java", "rxe_requester", "[kernel.kallsyms]", 1.5));
-        Path docs = dir.resolve("docs");
-        ProfileReport.main(new String[] {dir.toString(), docs.toString()});
-        String md = Files.readString(docs.resolve("profile-endpoint-rate.md"));
+        String md = page(dir, "endpoint-rate");
         assertContains(md,
                 "# Where a message's time goes: jrdma endpoint-perf and ib_send_bw under perf",
                 "jrdma endpoint-perf reports where its measured run began and ended",
@@ -203,6 +194,21 @@ class ProfileReportTest {
         Files.createDirectories(dir.resolve("round-1"));
         assertThrows(IllegalArgumentException.class,
                 () -> ProfileReport.main(new String[] {dir.toString(), dir.resolve("docs").toString()}));
+    }
+
+    /** perftest's bandwidth table of one 64 B row of 50000 messages. */
+    private static String perftestBandwidth(String mbPerSecond, String mpps) {
+        return """
+                 #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+                 64         50000            0.00               %s                 %s
+                """.formatted(mbPerSecond, mpps);
+    }
+
+    /** Writes the report of the results in {@code dir} into {@code dir/docs} and reads its page for {@code test}. */
+    private static String page(Path dir, String test) throws IOException {
+        Path docs = dir.resolve("docs");
+        ProfileReport.main(new String[] {dir.toString(), docs.toString()});
+        return Files.readString(docs.resolve("profile-" + test + ".md"));
     }
 
     private static void assertContains(String md, String... parts) {

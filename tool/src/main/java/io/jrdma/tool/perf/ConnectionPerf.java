@@ -29,8 +29,7 @@ final class ConnectionPerf extends EndpointPerfSide {
 
     /** Messages up to the largest size of the run, as the endpoint's receive buffers are. */
     private ConnectionOptions connectionOptions() {
-        int largest = options.sizes().stream().mapToInt(Integer::intValue).max().orElse(64);
-        return ConnectionOptions.defaults().withMaxMessageSize(Math.max(64, largest));
+        return ConnectionOptions.defaults().withMaxMessageSize(options.messageSize());
     }
 
     @Override
@@ -62,17 +61,8 @@ final class ConnectionPerf extends EndpointPerfSide {
         try (RdmaConnection connection = RdmaConnection.connect(new InetSocketAddress(server, options.port()),
                 connectionOptions(), TIMEOUT)) {
             for (int size : options.sizes()) {
-                int n = options.iterations(size);
-                int w = options.warmup() == 0 ? 0 : options.warmup(size);
                 byte[] message = new byte[size];
-                pingPong(connection, message, w, new long[Math.max(w, 1)]);
-                JitQuiet.await();
-                long[] stamps = new long[n];
-                long start = System.nanoTime();
-                pingPong(connection, message, n, stamps);
-                long end = System.nanoTime();
-                results.add(PerfResult.latency(size, n, LatencyStatistics.ofStamps(stamps, n, 2)).withRun(start, end)
-                        .withWarmup(w));
+                results.add(latency(size, (n, stamps) -> pingPong(connection, message, n, stamps)));
             }
         }
         EndpointPerf.print(options, out, results);

@@ -73,27 +73,19 @@ final class EndpointPerf extends EndpointPerfSide {
             Endpoint ep = connecting.join();
             try (Buffer buffer = worker.buffers().allocate(options.workerOptions().messageSize())) {
                 for (int size : options.sizes()) {
-                    int n = options.iterations(size);
-                    int w = options.warmup() == 0 ? 0 : options.warmup(size);
-                    PerfResult r;
                     if (options.latency()) {
-                        pingPong(worker, ep, peer, buffer, size, w, new long[Math.max(w, 1)]);
-                        JitQuiet.await();
-                        long[] stamps = new long[n];
-                        long start = System.nanoTime();
-                        pingPong(worker, ep, peer, buffer, size, n, stamps);
-                        long end = System.nanoTime();
-                        r = PerfResult.latency(size, n, LatencyStatistics.ofStamps(stamps, n, 2)).withRun(start, end);
-                    } else {
-                        stream(worker, ep, peer, buffer, size, w);
-                        JitQuiet.await();
-                        long start = System.nanoTime();
-                        stream(worker, ep, peer, buffer, size, n);
-                        long end = System.nanoTime();
-                        r = PerfResult.bandwidth(size, n, BandwidthStatistics.ofTotal((long) size * n, n, end - start,
-                                0)).withRun(start, end);
+                        results.add(latency(size, (n, stamps) -> pingPong(worker, ep, peer, buffer, size, n, stamps)));
+                        continue;
                     }
-                    results.add(r.withWarmup(w));
+                    int n = options.iterations(size);
+                    int w = options.warmup(size);
+                    stream(worker, ep, peer, buffer, size, w);
+                    JitQuiet.await();
+                    long start = System.nanoTime();
+                    stream(worker, ep, peer, buffer, size, n);
+                    long end = System.nanoTime();
+                    results.add(PerfResult.bandwidth(size, n, BandwidthStatistics.ofTotal((long) size * n, n,
+                            end - start, 0)).withRun(start, end).withWarmup(w));
                 }
             }
             ep.close();

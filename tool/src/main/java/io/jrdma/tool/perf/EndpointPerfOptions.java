@@ -69,15 +69,19 @@ record EndpointPerfOptions(boolean latency, List<Integer> sizes, Map<Integer, In
         return (int) Math.min(warmup, Math.max(1, PerfOptions.MAX_WARMUP_BYTES / size));
     }
 
+    /** The largest message of the run, at least 64 bytes: what the receivers of either API are sized for. */
+    int messageSize() {
+        return Math.max(64, sizes.stream().mapToInt(Integer::intValue).max().orElse(64));
+    }
+
     /**
      * Both sides' worker: receive buffers as large as the largest message, a credit per message in flight, no
      * keepalive (its RDMA writes would land in the timed runs) and one endpoint. The send queue has room beyond the
      * window for the credit updates the endpoint sends on its own.
      */
     WorkerOptions workerOptions() {
-        int largest = sizes.stream().mapToInt(Integer::intValue).max().orElse(64);
         return WorkerOptions.defaults()
-                .withMessageSize(Math.max(64, largest))
+                .withMessageSize(messageSize())
                 .withCredits(Math.max(32, depth), 1)
                 .withDepths(Math.min(4096, depth + 64), 1)
                 .withFailureDetection(Duration.ZERO, 14, 6);

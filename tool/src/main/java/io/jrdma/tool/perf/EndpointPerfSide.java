@@ -27,4 +27,23 @@ abstract sealed class EndpointPerfSide permits EndpointPerf, ConnectionPerf {
     abstract void client() throws Exception;
 
     abstract void server() throws Exception;
+
+    /** {@code n} round trips, the start of each stamped into {@code stamps} when it is long enough. */
+    interface RoundTrips {
+        void run(int n, long[] stamps) throws Exception;
+    }
+
+    /** One size's ping-pong: its warm-up, a wait for the JIT to settle, then the timed round trips. */
+    final PerfResult latency(int size, RoundTrips trips) throws Exception {
+        int n = options.iterations(size);
+        int w = options.warmup(size);
+        trips.run(w, new long[Math.max(w, 1)]);
+        JitQuiet.await();
+        long[] stamps = new long[n];
+        long start = System.nanoTime();
+        trips.run(n, stamps);
+        long end = System.nanoTime();
+        return PerfResult.latency(size, n, LatencyStatistics.ofStamps(stamps, n, 2)).withRun(start, end)
+                .withWarmup(w);
+    }
 }
