@@ -2,11 +2,6 @@ package io.jrdma.tool.perf;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
-import java.util.Optional;
-
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
 /**
  * Waits, after a warm-up, until the JIT compilers have been idle for a while, so that a timed run measures the
@@ -14,9 +9,12 @@ import javax.management.ObjectName;
  * a profile of {@code jrdma perf write-bw} in the Soft-RoCE VM showed them on about a third of the samples of the
  * timed run when it started right after a 5,000-message warm-up.
  *
- * <p>Idle means: nothing being compiled and nothing queued (the {@code Compiler.queue} diagnostic command), and no
- * compilation finished. The compilation time alone is not enough: it grows only when a compilation ends, and in an
- * emulated VM one C2 compilation can take seconds.
+ * <p>Idle means: the compiler threads ran on no CPU (Linux's per-thread scheduler statistics) and no compilation
+ * finished. The compilation time alone is not enough: it grows only when a compilation ends, and in an emulated VM
+ * one C2 compilation can take seconds. Looking must not feed the JIT itself: a look is a few reads of small
+ * {@code /proc} files into one buffer, and the wait makes so many looks up front that their code is compiled before
+ * the quiet time starts (asking HotSpot's {@code Compiler.queue} through the platform MBean server, as this class
+ * once did, compiled hundreds of JDK methods, some of them only after the wait had ended).
  *
  * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=jit-quiet}
  */
@@ -27,6 +25,8 @@ public final class JitQuiet {
     private static final long POLL_MILLIS = 250;
     /** The longest wait: a JIT that never settles does not hold the run forever. */
     private static final long MAX_MILLIS = 60_000;
+    /** Looks made before waiting: more than C2's invocation threshold, so that looking compiles nothing later. */
+    private static final int WARM_LOOKS = 20_000;
 
     private JitQuiet() {
     }
@@ -37,53 +37,28 @@ public final class JitQuiet {
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
             return;
         }
-        Optional<DiagnosticQueue> queue = DiagnosticQueue.find();
-        long start = System.nanoTime();
-        long quietSince = start;
-        long compiled = jit.getTotalCompilationTime();
-        while (millisSince(start) < MAX_MILLIS && millisSince(quietSince) < QUIET_MILLIS) {
-            Thread.sleep(POLL_MILLIS);
-            long now = jit.getTotalCompilationTime();
-            if (now != compiled || queue.map(DiagnosticQueue::busy).orElse(false)) {
-                quietSince = System.nanoTime();
+        try (CompilerThreads threads = CompilerThreads.find()) {
+            for (int i = 0; i < WARM_LOOKS; i++) {
+                threads.cpuNanos();
             }
-            compiled = now;
+            long start = System.nanoTime();
+            long quietSince = start;
+            long compiled = jit.getTotalCompilationTime();
+            long cpu = threads.cpuNanos();
+            while (millisSince(start) < MAX_MILLIS && millisSince(quietSince) < QUIET_MILLIS) {
+                Thread.sleep(POLL_MILLIS);
+                long nowCompiled = jit.getTotalCompilationTime();
+                long nowCpu = threads.cpuNanos();
+                if (nowCompiled != compiled || nowCpu != cpu) {
+                    quietSince = System.nanoTime();
+                }
+                compiled = nowCompiled;
+                cpu = nowCpu;
+            }
         }
     }
 
     private static long millisSince(long nanos) {
         return (System.nanoTime() - nanos) / 1_000_000;
-    }
-
-    /**
-     * Whether the output of {@code Compiler.queue} names a compilation: under "Current compiles:" and each
-     * "compile queue:" it lists one task per line, or "Empty".
-     */
-    static boolean busy(String compilerQueue) {
-        return compilerQueue.lines().map(String::strip)
-                .anyMatch(line -> !line.isEmpty() && !line.equals("Empty") && !line.endsWith(":"));
-    }
-
-    /** HotSpot's {@code Compiler.queue}, through the DiagnosticCommand MBean. */
-    record DiagnosticQueue(MBeanServer server, ObjectName name) {
-        static Optional<DiagnosticQueue> find() {
-            try {
-                MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-                ObjectName name = new ObjectName("com.sun.management:type=DiagnosticCommand");
-                return server.isRegistered(name) ? Optional.of(new DiagnosticQueue(server, name)) : Optional.empty();
-            } catch (JMException e) {
-                return Optional.empty();
-            }
-        }
-
-        boolean busy() {
-            try {
-                Object out = server.invoke(name, "compilerQueue", new Object[] {null},
-                        new String[] {String[].class.getName()});
-                return JitQuiet.busy(String.valueOf(out));
-            } catch (JMException e) {
-                return false;   // the command went away: the compilation time still tells
-            }
-        }
     }
 }

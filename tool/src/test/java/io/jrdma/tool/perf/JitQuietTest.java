@@ -1,54 +1,27 @@
 package io.jrdma.tool.perf;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
 import org.junit.jupiter.api.Test;
 
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class JitQuietTest {
 
     @Test
-    void aCompilationInProgressOrQueuedIsBusy() {
-        // Compiler.queue as JDK 25 prints it.
-        assertTrue(JitQuiet.busy("""
-                Current compiles:\s
-                C2 CompilerThread0  1907       4       jdk.internal.util.xml.impl.Parser::bname (354 bytes)
-
-                C1 compile queue:
-                Empty
-
-                C2 compile queue:
-                Empty
-                """));
-        assertTrue(JitQuiet.busy("""
-                Current compiles:\s
-
-                C1 compile queue:
-                Empty
-
-                C2 compile queue:
-                1888       4       java.util.ArrayList::add (25 bytes)
-                """));
+    void theRunTimeIsTheFirstFieldOfSchedstat() {
+        assertEquals(1416647L, CompilerThreads.leadingNumber(
+                ByteBuffer.wrap("1416647 0 1\n".getBytes(StandardCharsets.US_ASCII))));
     }
 
     @Test
-    void nothingCompilingNorQueuedIsIdle() {
-        assertFalse(JitQuiet.busy("""
-                Current compiles:\s
-
-                C1 compile queue:
-                Empty
-
-                C2 compile queue:
-                Empty
-
-
-                """));
-    }
-
-    @Test
-    void theQueueIsVisibleOnThisJvm() {
-        // Without it the wait falls back to the compilation time, which misses a long compilation in progress.
-        assertTrue(JitQuiet.DiagnosticQueue.find().isPresent());
+    void theCompilerThreadsOfThisJvmAreFoundAndHaveRun() {
+        // Without them the wait falls back to the compilation time, which misses a long compilation in progress.
+        try (CompilerThreads threads = CompilerThreads.find()) {
+            assertTrue(threads.count() >= 1, "no compiler thread found");
+            assertTrue(threads.cpuNanos() > 0, "the compiler threads never ran");
+        }
     }
 }
