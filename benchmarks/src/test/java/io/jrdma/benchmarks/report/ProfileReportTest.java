@@ -120,7 +120,8 @@ class ProfileReportTest {
     void profilesTheEndpointsMessageRateAgainstSendBandwidth(@TempDir Path dir) throws IOException {
         // jrdma endpoint-perf's JSON: its rows inside the test's object, the measured run where it says.
         results(dir, "date=2026-11-28\ntest=endpoint-rate\nsize=64\niterations=50000\nwarmup=100000\nfrequency=1000\n",
-                perftestBandwidth("0.96", "0.015000"), "{\"test\":\"rate\",\"api\":\"trySend+onMessage\",\"depth\":128,\"warmup\":100000,"
+                perftestBandwidth("0.96", "0.015000"),
+                "{\"test\":\"rate\",\"api\":\"trySend+onMessage\",\"depth\":128,\"warmup\":100000,"
                         + "\"results\":[{\"bytes\":64,\"iterations\":50000,\"bw_average_mb_per_sec\":0.70,"
                         + "\"msg_rate_mpps\":0.010900,\"run_monotonic_ns\":[10000000000,11000000000]}]}",
                 script("ib_send_bw", "rxe_requester", "[kernel.kallsyms]", 1.0),

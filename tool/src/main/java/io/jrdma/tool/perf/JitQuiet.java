@@ -39,6 +39,7 @@ public final class JitQuiet {
         }
         try (CompilerThreads threads = CompilerThreads.find()) {
             for (int i = 0; i < WARM_LOOKS; i++) {
+                jit.getTotalCompilationTime();
                 threads.cpuNanos();
             }
             long start = System.nanoTime();
