@@ -112,7 +112,7 @@ class NetworkFaultsClusterTest {
         peer.run(STEP, del.toArray(String[]::new));
     }
 
-    private static long retransmissions(Map<String, Long> grown) {
+    static long retransmissions(Map<String, Long> grown) {
         return grown.getOrDefault("completer_retry_err", 0L) + grown.getOrDefault("rcvd_seq_err", 0L)
                 + grown.getOrDefault("duplicate_request", 0L);
     }
