@@ -166,9 +166,11 @@ public final class EndpointReport {
         runs.table(md, "Bandwidth, MB/s (16 in flight; C perftest is ib_write_bw)", "bw",
                 Measurement::mbPerSecond, "%.1f", all, RATIOS, RATIO_HEADS);
         md.append("\n![Least latency and message rate by size](endpoint-performance.png)\n");
-        md.append("\nWhere a 64 B message's time goes at 128 in flight, against `ib_send_bw`: "
-                + "[profile-endpoint-rate.md](profile-endpoint-rate.md) (`scripts/profile --test endpoint-rate`), "
-                + "read in [benchmarks.md](benchmarks.md#jrdma-endpoint-against-the-verbs-and-jucx-soft-roce).\n");
+        md.append("\nWhere a 64 B message's time goes, against perftest: in a ping-pong against `ib_send_lat`, "
+                + "[profile-endpoint-lat.md](profile-endpoint-lat.md) (`scripts/profile --test endpoint-lat`), and "
+                + "at 128 in flight against `ib_send_bw`, [profile-endpoint-rate.md](profile-endpoint-rate.md) "
+                + "(`scripts/profile --test endpoint-rate`); both read in "
+                + "[benchmarks.md](benchmarks.md#jrdma-endpoint-against-the-verbs-and-jucx-soft-roce).\n");
         md.append("\n## What UCX chose\n\n");
         if (ucxLog.isEmpty()) {
             md.append("No UCX log in the results.\n");
