@@ -139,8 +139,8 @@ class NettyAcrossNodesClusterTest {
             ch.close().sync();
             assertEquals(StreamResult.format(total, sent.getValue()),
                     echo.succeeded(Duration.ofSeconds(120)).strip(), "what the far side received");
-            assertTrue(NetworkFaultsClusterTest.retransmissions(here) + NetworkFaultsClusterTest.retransmissions(there)
-                    > 0, "the link made the transport retransmit: " + here + " " + there);
+            assertTrue(RxeCounters.retransmissions(here) + RxeCounters.retransmissions(there) > 0,
+                    "the link made the transport retransmit: " + here + " " + there);
             System.out.printf(Locale.ROOT, "netty, netem %s: %d writes, %d bytes intact both ways in %.1f s%n",
                     NETEM, WRITES, total, (System.nanoTime() - start) / 1e9);
         } finally {

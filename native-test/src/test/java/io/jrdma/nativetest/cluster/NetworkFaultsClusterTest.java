@@ -61,8 +61,8 @@ class NetworkFaultsClusterTest {
             System.out.printf(Locale.ROOT, "netem %s: %s intact both ways; rxe counters grew here %s, there %s%n",
                     netem, sent, here, there);
             // Over thousands of packets each way, a loss of 1% or more is certain to cost retransmissions.
-            assertTrue(retransmissions(here) + retransmissions(there) > 0, "retransmissions counted: " + here + " "
-                    + there);
+            assertTrue(RxeCounters.retransmissions(here) + RxeCounters.retransmissions(there) > 0,
+                    "retransmissions counted: " + here + " " + there);
         }
     }
 
@@ -110,11 +110,6 @@ class NetworkFaultsClusterTest {
         List<String> del = List.of("tc", "qdisc", "del", "dev", "eth0", "root");
         Command.run(Path.of("/"), del, STEP);
         peer.run(STEP, del.toArray(String[]::new));
-    }
-
-    static long retransmissions(Map<String, Long> grown) {
-        return grown.getOrDefault("completer_retry_err", 0L) + grown.getOrDefault("rcvd_seq_err", 0L)
-                + grown.getOrDefault("duplicate_request", 0L);
     }
 
     private static void awaitPortActive(ClusterNode node) throws Exception {

@@ -53,4 +53,10 @@ final class RxeCounters {
         });
         return grown;
     }
+
+    /** The retransmissions that {@code grown} counts: retries after a timeout or a NAK, and the duplicates received. */
+    static long retransmissions(Map<String, Long> grown) {
+        return grown.getOrDefault("completer_retry_err", 0L) + grown.getOrDefault("rcvd_seq_err", 0L)
+                + grown.getOrDefault("duplicate_request", 0L);
+    }
 }
