@@ -12,9 +12,10 @@ import java.util.regex.Pattern;
 /**
  * Turns the results directory of {@code scripts/bench-netty} into {@code netty-performance.md} and
  * {@code netty-performance.png}. The directory holds {@code env.txt} ({@code key=value} lines) and per round
- * {@code round-R/IMPL_KIND_SIZE.txt} (C rstream's output, one size a run) or {@code round-R/IMPL_KIND_all.json}
- * (the Java sides' JSON, every size in one run), where IMPL is {@code rstream}, {@code perf}, {@code rdma},
- * {@code nio-rdma}, {@code nio} or {@code epoll} and KIND {@code lat}, {@code rate} or {@code stream}.
+ * {@code round-R/IMPL_KIND_SIZE.txt} (C rstream's or ib_write_bw's output, one size a run) or
+ * {@code round-R/IMPL_KIND_all.json} (the Java sides' JSON, every size in one run), where IMPL is {@code rstream},
+ * {@code ib_write_bw}, {@code perf}, {@code rdma}, {@code nio-rdma}, {@code nio} or {@code epoll} and KIND
+ * {@code lat}, {@code rate} or {@code stream}.
  *
  * <pre>{@code
  * java -cp "benchmarks/target/classes:$(cat benchmarks/target/jmh-classpath.txt)" \
@@ -24,7 +25,8 @@ import java.util.regex.Pattern;
 public final class NettyReport {
     /** The implementations, in the order of the tables: the floors first. */
     enum Impl {
-        RSTREAM("rstream", "C rstream"), PERF("perf", "jrdma perf send-lat"), RDMA("rdma", "jrdma-netty"),
+        RSTREAM("rstream", "C rstream"), WRITE_BW("ib_write_bw", "C ib_write_bw"), PERF("perf", "jrdma perf send-lat"),
+        RDMA("rdma", "jrdma-netty"),
         NIO_RDMA("nio-rdma", "Netty NIO over jrdma-nio"), NIO("nio", "Netty NIO over TCP"),
         EPOLL("epoll", "Netty epoll over TCP");
 
@@ -42,7 +44,7 @@ public final class NettyReport {
     }
 
     private static final Pattern RUN = Pattern.compile(
-            "(rstream|perf|rdma|nio-rdma|nio|epoll)_(lat|rate|stream)_(\\d+|all)\\.(txt|json)");
+            "(rstream|ib_write_bw|perf|rdma|nio-rdma|nio|epoll)_(lat|rate|stream)_(\\d+|all)\\.(txt|json)");
     private static final List<Impl> NETTY = List.of(Impl.RDMA, Impl.NIO_RDMA, Impl.NIO, Impl.EPOLL);
     private static final List<Impl> VS_NIO_RDMA = List.of(Impl.RDMA, Impl.NIO_RDMA);
 
@@ -67,9 +69,12 @@ public final class NettyReport {
     /** Reads every run under {@code results}; a run without a result row is left out and named on the page. */
     static NettyReport read(Path results) throws IOException {
         return new NettyReport(SideBySide.read(results, Impl.class, i -> i.label, RUN, Impl::of,
-                (impl, kind, size, text) -> impl != Impl.RSTREAM ? Measurement.jrdmaJson(text)
-                        : List.of(kind.equals("lat") ? Measurement.rstream(text, size)
-                                : Measurement.rstreamBandwidth(text, size))));
+                (impl, kind, size, text) -> switch (impl) {
+                    case RSTREAM -> List.of(kind.equals("lat") ? Measurement.rstream(text, size)
+                            : Measurement.rstreamBandwidth(text, size));
+                    case WRITE_BW -> Measurement.perftest(text);
+                    default -> Measurement.jrdmaJson(text);
+                }));
     }
 
     /** The median over rounds of {@code metric}, NaN where there is no run. */
@@ -93,13 +98,19 @@ public final class NettyReport {
                 .append("- **Netty NIO over TCP** and **Netty epoll over TCP** (`EpollIoHandler` busy-waiting): "
                         + "the guest kernel's TCP on its eth0;\n")
                 .append("- the floors: **jrdma perf send-lat** (the verbs from Java, busy-polling) for latency, "
-                        + "and **C rstream** (librdmacm's rsockets example) for latency and bulk transfer.\n\n")
+                        + "**C rstream** (librdmacm's rsockets example) for latency and bulk transfer, and **C "
+                        + "ib_write_bw** (perftest, 1 MiB RDMA writes one way) for the device's own throughput, "
+                        + "the ceiling of every stream here.\n\n")
                 .append("Latency is one way, half the round trip of an echo ping-pong, in µs: *least* is the "
                         + "fastest round trip, *typical* the median (rstream reports only its mean per transfer, "
                         + "shown as typical). The message rate is a pipelined echo with 128 messages out, messages "
                         + "a second from the first write to the last echo. Streaming writes 1 MiB messages one way "
                         + "as the channel's writability allows, until the server's one-byte answer to the last "
-                        + "byte; rstream's bulk figure is its N transfers one way then N back. The device is "
+                        + "byte; rstream's bulk figure is its N transfers one way then N back. Before each timed "
+                        + "echo run (latency and rate) the Netty clients warm up for a time, not a count (see "
+                        + "*java_warmup*): a pipelined echo runs its per-flush code once for dozens of messages, "
+                        + "and a warm-up of 20,000 messages left jrdma-netty's 64 B rate at a fifth of its steady "
+                        + "rate. The device is "
                         + "`rdma_rxe` in a qemu TCG VM: every instruction is emulated, so the absolute numbers say "
                         + "nothing about RDMA hardware; what the page compares is the transports under the same "
                         + "conditions.\n\n");
@@ -120,9 +131,11 @@ public final class NettyReport {
         runs.table(md, "Pipelined echo, millions of messages a second", "rate", Measurement::mpps, "%.4f", NETTY,
                 List.of(VS_NIO_RDMA), List.of("jrdma-netty / NIO over jrdma-nio (target ≥ 2)"));
         runs.table(md, "Streaming, MB/s", "stream", Measurement::mbPerSecond, "%.1f",
-                List.of(Impl.RSTREAM, Impl.RDMA, Impl.NIO_RDMA, Impl.NIO, Impl.EPOLL),
-                List.of(VS_NIO_RDMA, List.of(Impl.RDMA, Impl.RSTREAM)),
-                List.of("jrdma-netty / NIO over jrdma-nio (target ≥ 2)", "jrdma-netty / rstream"));
+                List.of(Impl.WRITE_BW, Impl.RSTREAM, Impl.RDMA, Impl.NIO_RDMA, Impl.NIO, Impl.EPOLL),
+                List.of(VS_NIO_RDMA, List.of(Impl.RDMA, Impl.RSTREAM), List.of(Impl.RDMA, Impl.WRITE_BW),
+                        List.of(Impl.NIO_RDMA, Impl.WRITE_BW)),
+                List.of("jrdma-netty / NIO over jrdma-nio (target ≥ 2)", "jrdma-netty / rstream",
+                        "jrdma-netty / ib_write_bw", "NIO over jrdma-nio / ib_write_bw"));
         md.append("\n![Echo least latency and message rate by size](netty-performance.png)\n");
         return md.toString();
     }
@@ -131,7 +144,7 @@ public final class NettyReport {
     BufferedImage draw() {
         int w = 560;
         int h = 440;
-        List<Impl> floors = List.of(Impl.RSTREAM, Impl.PERF);
+        List<Impl> floors = List.of(Impl.RSTREAM, Impl.WRITE_BW, Impl.PERF);
         return LinePanel.picture(2 * w, h, g -> {
             runs.panel(g, new LinePanel(w, h, "message size"), 0, "Echo least latency, one way (µs)", "lat",
                     Measurement::minMicros, false, floors);

@@ -19,6 +19,11 @@ class NettyReportTest {
             custom    %s      %d      %d      1.2m        1.00s      %s       %s
             """;
 
+    private static final String WRITE_BW = """
+             #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+             1048576    256              0.00               %s  		   0.000160
+            """;
+
     private static String lat(double min, double typical) {
         return String.format(Locale.ROOT, "{\"test\":\"x\",\"results\":[{\"bytes\":64,\"iterations\":2000,"
                 + "\"t_min_usec\":%.3f,\"t_typical_usec\":%.3f}]}", min, typical);
@@ -40,6 +45,8 @@ class NettyReportTest {
             // 0.8388608 Gb/s is 100 MB/s (2^20 bytes).
             Files.writeString(round.resolve("rstream_stream_1048576.txt"), RSTREAM.formatted("1m", 256, 1,
                     String.format(Locale.ROOT, "%.7f", 0.8388608 * k), "9.99"));
+            Files.writeString(round.resolve("ib_write_bw_stream_1048576.txt"), WRITE_BW.formatted(
+                    String.format(Locale.ROOT, "%.2f", 160 * k)));
             Files.writeString(round.resolve("perf_lat_all.json"), lat(10 * k, 12 * k));
             Files.writeString(round.resolve("rdma_lat_all.json"), lat(12 * k, 15 * k));
             Files.writeString(round.resolve("nio-rdma_lat_all.json"), lat(30 * k, 40 * k));
@@ -65,7 +72,8 @@ class NettyReportTest {
         // Least latency: perf, jrdma-netty, NIO over jrdma-nio, NIO, epoll (two rounds: the mean of 9 and 18).
         assertTrue(md.contains("| 64 B | 10.00 | 12.00 | 30.00 | 20.00 | 13.50 | 1.20 | 0.40 |"), md);
         assertTrue(md.contains("| 64 B | 0.5000 | 0.2000 | - | - | 2.50 |"), md);
-        assertTrue(md.contains("| 1 MiB | 100.0 | 80.0 | 40.0 | - | - | 2.00 | 0.80 |"), md);
+        // ib_write_bw, rstream, jrdma-netty, NIO over jrdma-nio, NIO, epoll; then the four ratios.
+        assertTrue(md.contains("| 1 MiB | 160.0 | 100.0 | 80.0 | 40.0 | - | - | 2.00 | 0.80 | 0.50 | 0.25 |"), md);
         assertTrue(md.contains("| left out (no result) | round-3/epoll_lat_all.json |"), md);
         BufferedImage picture = report.draw();
         assertEquals(2 * 560, picture.getWidth(), "latency and message rate side by side");
