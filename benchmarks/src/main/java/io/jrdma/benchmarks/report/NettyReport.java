@@ -125,7 +125,7 @@ public final class NettyReport {
         runs.table(md, "Echo least latency, µs one way", "lat", Measurement::minMicros, "%.2f", latency,
                 latencyRatios, latencyHeads);
         runs.table(md, "Echo typical latency, µs one way", "lat", Measurement::typicalMicros, "%.2f",
-                List.of(Impl.values()), List.of(List.of(Impl.RDMA, Impl.PERF), VS_NIO_RDMA,
+                List.of(Impl.RSTREAM, Impl.PERF, Impl.RDMA, Impl.NIO_RDMA, Impl.NIO, Impl.EPOLL), List.of(List.of(Impl.RDMA, Impl.PERF), VS_NIO_RDMA,
                         List.of(Impl.RDMA, Impl.RSTREAM)),
                 List.of("jrdma-netty / perf", "jrdma-netty / NIO over jrdma-nio", "jrdma-netty / rstream"));
         runs.table(md, "Pipelined echo, millions of messages a second", "rate", Measurement::mpps, "%.4f", NETTY,
@@ -144,7 +144,7 @@ public final class NettyReport {
     BufferedImage draw() {
         int w = 560;
         int h = 440;
-        List<Impl> floors = List.of(Impl.RSTREAM, Impl.WRITE_BW, Impl.PERF);
+        List<Impl> floors = List.of(Impl.RSTREAM, Impl.PERF);
         return LinePanel.picture(2 * w, h, g -> {
             runs.panel(g, new LinePanel(w, h, "message size"), 0, "Echo least latency, one way (µs)", "lat",
                     Measurement::minMicros, false, floors);

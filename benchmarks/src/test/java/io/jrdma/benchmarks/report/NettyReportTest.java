@@ -72,6 +72,8 @@ class NettyReportTest {
         // Least latency: perf, jrdma-netty, NIO over jrdma-nio, NIO, epoll (two rounds: the mean of 9 and 18).
         assertTrue(md.contains("| 64 B | 10.00 | 12.00 | 30.00 | 20.00 | 13.50 | 1.20 | 0.40 |"), md);
         assertTrue(md.contains("| 64 B | 0.5000 | 0.2000 | - | - | 2.50 |"), md);
+        // ib_write_bw is a column of the stream's table only.
+        assertTrue(md.contains("| Size | C rstream | jrdma perf send-lat | jrdma-netty | Netty NIO over jrdma-nio |"), md);
         // ib_write_bw, rstream, jrdma-netty, NIO over jrdma-nio, NIO, epoll; then the four ratios.
         assertTrue(md.contains("| 1 MiB | 160.0 | 100.0 | 80.0 | 40.0 | - | - | 2.00 | 0.80 | 0.50 | 0.25 |"), md);
         assertTrue(md.contains("| left out (no result) | round-3/epoll_lat_all.json |"), md);
