@@ -14,10 +14,22 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Netty side of {@code scripts/bench-netty}: one Netty application, three tests, run over any of the four
+ * The Netty side of {@code scripts/bench-netty}: one Netty application, four tests, run over any of the four
  * {@link PerfTransport transports} with nothing changed but the event loop's handler factory and the channel
  * classes, as a Netty user switches transports. Each side runs one event loop (the server's accepted channel on its
  * listener's loop); the client measures in its pipeline, on the loop's thread.
@@ -37,6 +49,9 @@ import java.util.concurrent.TimeUnit;
  *       another for each one back; messages a second over the whole run.</li>
  *   <li>{@code stream}: the client writes ITERS messages of SIZE bytes as its channel's writability allows, the
  *       server counts them and answers the last byte with one byte, which ends the client's clock.</li>
+ *   <li>{@code http}: Netty's HTTP/1.1 codec on both sides: the client keeps {@code --depth} keep-alive connections
+ *       (default 16), each with one {@code GET /SIZE} out at a time, and the server answers each with a body of
+ *       SIZE bytes; requests a second over the whole run ({@link HttpLoad}).</li>
  * </ul>
  *
  * <pre>{@code
@@ -57,9 +72,9 @@ public final class NettyPerf {
     private NettyPerf() {
     }
 
-    /** The three tests. */
+    /** The four tests. */
     enum Kind {
-        LAT, RATE, STREAM
+        LAT, RATE, STREAM, HTTP
     }
 
     /**
@@ -73,7 +88,7 @@ public final class NettyPerf {
     /**
      * Runs one side.
      *
-     * @param args {@code lat|rate|stream --transport rdma|nio-rdma|nio|epoll (--bind ADDRESS | --server ADDRESS)
+     * @param args {@code lat|rate|stream|http --transport rdma|nio-rdma|nio|epoll (--bind ADDRESS | --server ADDRESS)
      *             [--port N] [--sizes SIZE:ITERS,...] [--warmup N] [--warmup-seconds S] [--depth N]}
      * @throws Exception when the transport fails or the arguments are wrong
      */
@@ -82,16 +97,17 @@ public final class NettyPerf {
             case "lat" -> Kind.LAT;
             case "rate" -> Kind.RATE;
             case "stream" -> Kind.STREAM;
+            case "http" -> Kind.HTTP;
             default -> null;
         };
         if (kind == null) {
-            throw new IllegalArgumentException("usage: NettyPerf lat|rate|stream --transport rdma|nio-rdma|nio|epoll "
+            throw new IllegalArgumentException("usage: NettyPerf lat|rate|stream|http --transport rdma|nio-rdma|nio|epoll "
                     + "(--bind ADDRESS | --server ADDRESS) [--port N] [--sizes SIZE:ITERS,...] [--warmup N] "
                     + "[--warmup-seconds S] [--depth N]");
         }
         PerfTransport[] transport = new PerfTransport[1];
         long[] warmupSeconds = new long[1];
-        PeerOptions options = PeerOptions.parse(args, 1, 18800, kind == Kind.RATE ? 128 : 1,
+        PeerOptions options = PeerOptions.parse(args, 1, 18800, kind == Kind.RATE ? 128 : kind == Kind.HTTP ? 16 : 1,
                 Map.of("--transport", value -> transport[0] = PerfTransport.of(value),
                         "--warmup-seconds", value -> warmupSeconds[0] = Long.parseLong(value)));
         if (transport[0] == null) {
@@ -127,7 +143,12 @@ public final class NettyPerf {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.closeFuture().addListener(f -> served.complete(null));
-                        ch.pipeline().addLast(plan.kind() == Kind.STREAM ? new Sink(plan) : new Echo());
+                        switch (plan.kind()) {
+                            case STREAM -> ch.pipeline().addLast(new Sink(plan));
+                            case HTTP -> ch.pipeline().addLast(new HttpServerCodec(),
+                                    new HttpObjectAggregator(HTTP_MAX_BODY), new HttpAnswer());
+                            default -> ch.pipeline().addLast(new Echo());
+                        }
                     }
                 }).bind(address).sync().channel();
         System.err.println("netty-perf: " + plan.transport().key + " listening on " + listener.localAddress());
@@ -140,9 +161,52 @@ public final class NettyPerf {
 
     private static void client(Plan plan, PerfTransport.Side side, EventLoopGroup group, InetSocketAddress address)
             throws Exception {
+        if (plan.kind() == Kind.HTTP) {
+            httpClient(plan, side, group, address);
+            return;
+        }
         Driver driver = new Driver(plan);
         Channel channel = new Bootstrap().group(group).channelFactory(side.clients())
                 .option(ChannelOption.TCP_NODELAY, true).handler(driver).connect(address).sync().channel();
+        List<String> rows = measure(plan, (size, n, stamps) -> driver.run(channel, size, n, stamps));
+        channel.close().sync();
+        print(plan, rows);
+    }
+
+    /** The {@code http} client: {@code --depth} keep-alive connections on the one loop. */
+    private static void httpClient(Plan plan, PerfTransport.Side side, EventLoopGroup group,
+                                   InetSocketAddress address) throws Exception {
+        List<Channel> connections = new ArrayList<>();
+        HttpLoad load = new HttpLoad(connections);
+        Bootstrap bootstrap = new Bootstrap().group(group).channelFactory(side.clients())
+                .option(ChannelOption.TCP_NODELAY, true).handler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(HTTP_MAX_BODY),
+                                load.answers());
+                    }
+                });
+        for (int i = 0; i < plan.options().depth(); i++) {
+            connections.add(bootstrap.connect(address).sync().channel());
+        }
+        List<String> rows = measure(plan, (size, n, stamps) -> load.run(size, n));
+        for (Channel c : connections) {
+            c.close().sync();
+        }
+        print(plan, rows);
+    }
+
+    /** One run of a test's client: {@code n} messages (or requests) of {@code size} bytes. */
+    private interface Run {
+        /**
+         * @param stamps where a latency run writes the start of each round trip, or null
+         * @return the run's time in nanoseconds
+         */
+        long run(int size, int n, long[] stamps) throws Exception;
+    }
+
+    /** Warms up and measures each size of the plan; the JSON rows. */
+    private static List<String> measure(Plan plan, Run run) throws Exception {
         List<String> rows = new ArrayList<>();
         PeerOptions options = plan.options();
         for (Map.Entry<Integer, Integer> e : options.sizes().entrySet()) {
@@ -152,22 +216,56 @@ public final class NettyPerf {
             if (w > 0) {
                 long start = System.nanoTime();
                 do {
-                    driver.run(channel, size, w, null);
+                    run.run(size, w, null);
                 } while (System.nanoTime() - start < plan.warmupNanos());
             }
             JitQuiet.await();
             long[] stamps = plan.kind() == Kind.LAT ? new long[n] : null;
-            long nanos = driver.run(channel, size, n, stamps);
+            long nanos = run.run(size, n, stamps);
             String row = plan.kind() == Kind.LAT ? LatencyStatistics.ofStamps(stamps, n, 2).jsonFields()
                     : BandwidthStatistics.ofTotal((long) size * n, n, nanos, 0).jsonFields(false);
             rows.add(String.format(Locale.ROOT, "{\"bytes\":%d,\"iterations\":%d,\"warmup_iterations\":%d%s}",
                     size, n, w, row));
         }
-        channel.close().sync();
+        return rows;
+    }
+
+    private static void print(Plan plan, List<String> rows) {
+        PeerOptions options = plan.options();
         System.out.printf(Locale.ROOT, "{\"test\":\"netty-%s-%s\",\"transport\":\"%s\",\"depth\":%d,\"warmup\":%d,"
                         + "\"warmup_seconds\":%d,\"results\":[%s]}%n", plan.transport().key,
                 plan.kind().name().toLowerCase(Locale.ROOT), plan.transport().key, options.depth(), options.warmup(),
                 TimeUnit.NANOSECONDS.toSeconds(plan.warmupNanos()), String.join(",", rows));
+    }
+
+    /** The largest HTTP body either side aggregates. */
+    private static final int HTTP_MAX_BODY = 16 << 20;
+
+    /** The server of {@code http}: {@code GET /SIZE} is answered with SIZE bytes, the connection kept alive. */
+    private static final class HttpAnswer extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private final Map<Integer, ByteBuf> bodies = new HashMap<>();
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            int size = Integer.parseInt(request.uri().substring(1));
+            ByteBuf body = bodies.computeIfAbsent(size, n -> {
+                ByteBuf b = ctx.alloc().directBuffer(n);
+                for (int i = 0; i < n; i++) {
+                    b.writeByte(i);
+                }
+                return b;
+            }).retainedDuplicate();
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
+            HttpUtil.setContentLength(response, size);
+            HttpUtil.setKeepAlive(response, HttpUtil.isKeepAlive(request));
+            ctx.writeAndFlush(response, ctx.voidPromise());
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            bodies.values().forEach(ByteBuf::release);
+        }
     }
 
     /** The server of {@code lat} and {@code rate}: every buffer back as it came, flushed once a read is done. */

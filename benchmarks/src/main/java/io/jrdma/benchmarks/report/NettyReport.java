@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * {@code round-R/IMPL_KIND_SIZE.txt} (C rstream's or ib_write_bw's output, one size a run) or
  * {@code round-R/IMPL_KIND_all.json} (the Java sides' JSON, every size in one run), where IMPL is {@code rstream},
  * {@code ib_write_bw}, {@code perf}, {@code rdma}, {@code nio-rdma}, {@code nio} or {@code epoll} and KIND
- * {@code lat}, {@code rate} or {@code stream}.
+ * {@code lat}, {@code rate}, {@code stream} or {@code http}.
  *
  * <pre>{@code
  * java -cp "benchmarks/target/classes:$(cat benchmarks/target/jmh-classpath.txt)" \
@@ -44,7 +44,7 @@ public final class NettyReport {
     }
 
     private static final Pattern RUN = Pattern.compile(
-            "(rstream|ib_write_bw|perf|rdma|nio-rdma|nio|epoll)_(lat|rate|stream)_(\\d+|all)\\.(txt|json)");
+            "(rstream|ib_write_bw|perf|rdma|nio-rdma|nio|epoll)_(lat|rate|stream|http)_(\\d+|all)\\.(txt|json)");
     private static final List<Impl> NETTY = List.of(Impl.RDMA, Impl.NIO_RDMA, Impl.NIO, Impl.EPOLL);
     private static final List<Impl> VS_NIO_RDMA = List.of(Impl.RDMA, Impl.NIO_RDMA);
 
@@ -106,8 +106,10 @@ public final class NettyReport {
                         + "shown as typical). The message rate is a pipelined echo with 128 messages out, messages "
                         + "a second from the first write to the last echo. Streaming writes 1 MiB messages one way "
                         + "as the channel's writability allows, until the server's one-byte answer to the last "
-                        + "byte; rstream's bulk figure is its N transfers one way then N back. Before each timed "
-                        + "echo run (latency and rate) the Netty clients warm up for a time, not a count (see "
+                        + "byte; rstream's bulk figure is its N transfers one way then N back. HTTP/1.1 is Netty's "
+                        + "codec on both sides, the client keeping 16 keep-alive connections with one `GET` out on "
+                        + "each and the server answering with a body of the size shown. Before each timed "
+                        + "echo and HTTP run the Netty clients warm up for a time, not a count (see "
                         + "*java_warmup*): a pipelined echo runs its per-flush code once for dozens of messages, "
                         + "and a warm-up of 20,000 messages left jrdma-netty's 64 B rate at a fifth of its steady "
                         + "rate. The device is "
@@ -136,6 +138,9 @@ public final class NettyReport {
                         List.of(Impl.NIO_RDMA, Impl.WRITE_BW)),
                 List.of("jrdma-netty / NIO over jrdma-nio (target ≥ 2)", "jrdma-netty / rstream",
                         "jrdma-netty / ib_write_bw", "NIO over jrdma-nio / ib_write_bw"));
+        runs.table(md, "HTTP/1.1 on keep-alive connections, thousands of requests a second", "http",
+                m -> m.mpps() * 1000, "%.2f", NETTY, List.of(VS_NIO_RDMA),
+                List.of("jrdma-netty / NIO over jrdma-nio"));
         md.append("\n![Echo least latency and message rate by size](netty-performance.png)\n");
         return md.toString();
     }
