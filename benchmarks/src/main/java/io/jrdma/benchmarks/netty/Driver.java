@@ -53,10 +53,7 @@ final class Driver extends ChannelInboundHandlerAdapter {
         if (payload != null) {
             payload.release();
         }
-        payload = ctx.alloc().directBuffer(bytes);
-        for (int i = 0; i < bytes; i++) {
-            payload.writeByte(i);
-        }
+        payload = NettyPerf.payload(ctx.alloc(), bytes);
         size = bytes;
         n = count;
         stamps = times;

@@ -7,6 +7,7 @@ import io.jrdma.tool.perf.LatencyStatistics;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -114,7 +115,7 @@ public final class NettyPerf {
             throw new IllegalArgumentException("give --transport");
         }
         if (warmupSeconds[0] < 0 || (warmupSeconds[0] > 0 && kind == Kind.STREAM)) {
-            throw new IllegalArgumentException("--warmup-seconds must be at least 0, and is for lat and rate only "
+            throw new IllegalArgumentException("--warmup-seconds must be at least 0, and is for lat, rate and http only "
                     + "(the stream's server counts the warm-up's bytes)");
         }
         Plan plan = new Plan(kind, transport[0], options, TimeUnit.SECONDS.toNanos(warmupSeconds[0]));
@@ -238,6 +239,15 @@ public final class NettyPerf {
                 TimeUnit.NANOSECONDS.toSeconds(plan.warmupNanos()), String.join(",", rows));
     }
 
+    /** {@code size} bytes counting up from 0, in a direct buffer of {@code alloc}'s: what every test sends. */
+    static ByteBuf payload(ByteBufAllocator alloc, int size) {
+        ByteBuf b = alloc.directBuffer(size);
+        for (int i = 0; i < size; i++) {
+            b.writeByte(i);
+        }
+        return b;
+    }
+
     /** The largest HTTP body either side aggregates. */
     private static final int HTTP_MAX_BODY = 16 << 20;
 
@@ -248,13 +258,7 @@ public final class NettyPerf {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             int size = Integer.parseInt(request.uri().substring(1));
-            ByteBuf body = bodies.computeIfAbsent(size, n -> {
-                ByteBuf b = ctx.alloc().directBuffer(n);
-                for (int i = 0; i < n; i++) {
-                    b.writeByte(i);
-                }
-                return b;
-            }).retainedDuplicate();
+            ByteBuf body = bodies.computeIfAbsent(size, n -> payload(ctx.alloc(), n)).retainedDuplicate();
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
             HttpUtil.setContentLength(response, size);
