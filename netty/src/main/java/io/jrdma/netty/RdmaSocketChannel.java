@@ -320,6 +320,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     @Override
     protected void doRegister(ChannelPromise promise) {
         binding.register(eventLoop(), (RdmaIoHandle) unsafe(), reads, promise, handler -> {
+            config.workerOptions(handler.worker().options());
             if (request != null) {
                 ConnectRequest r = request;
                 request = null;

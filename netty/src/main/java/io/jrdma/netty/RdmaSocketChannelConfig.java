@@ -1,5 +1,6 @@
 package io.jrdma.netty;
 
+import io.jrdma.endpoint.WorkerOptions;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelConfig;
@@ -12,12 +13,16 @@ import java.util.Map;
 
 /**
  * An {@link RdmaSocketChannel}'s options: Netty's own (auto-read, allocator, watermarks, connect timeout, ...),
- * {@link ChannelOption#ALLOW_HALF_CLOSURE}, and {@link ChannelOption#TCP_NODELAY}, which is always true (an endpoint
- * posts each flushed message at once). The other socket options do not apply; their setters throw,
- * {@code setOption} refuses them.
+ * {@link ChannelOption#ALLOW_HALF_CLOSURE}, {@link ChannelOption#TCP_NODELAY}, which is always true (an endpoint
+ * posts each flushed message at once), and {@link ChannelOption#SO_KEEPALIVE}, which is the worker's: its endpoints'
+ * idle peers are checked after {@code WorkerOptions.keepalive} unless that is zero, so the option reads as the
+ * worker does and takes only that value (grpc-netty, for one, asks every connection for it). The other socket
+ * options do not apply; their setters throw, {@code setOption} refuses them.
  */
 final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
     private volatile boolean allowHalfClosure;
+    /** The loop's worker's keepalive once registered; before, that of the transport's default options. */
+    private volatile boolean keepAlive = !RdmaIoHandler.defaultOptions().keepalive().isZero();
 
     RdmaSocketChannelConfig(RdmaSocketChannel channel) {
         super(channel);
@@ -26,7 +31,8 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.TCP_NODELAY, ChannelOption.ALLOW_HALF_CLOSURE);
+        return getOptions(super.getOptions(), ChannelOption.TCP_NODELAY, ChannelOption.ALLOW_HALF_CLOSURE,
+                ChannelOption.SO_KEEPALIVE);
     }
 
     @Override
@@ -37,6 +43,9 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
         }
         if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             return (T) Boolean.valueOf(isAllowHalfClosure());
+        }
+        if (option == ChannelOption.SO_KEEPALIVE) {
+            return (T) Boolean.valueOf(isKeepAlive());
         }
         return super.getOption(option);
     }
@@ -50,6 +59,10 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
         }
         if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             setAllowHalfClosure((Boolean) value);
+            return true;
+        }
+        if (option == ChannelOption.SO_KEEPALIVE) {
+            setKeepAlive((Boolean) value);
             return true;
         }
         return super.setOption(option, value);
@@ -98,14 +111,25 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
         throw NotApplicable.option("SO_RCVBUF");
     }
 
+    /** Whether the channel's idle peer is checked: its loop's worker's keepalive. */
     @Override
     public boolean isKeepAlive() {
-        return false;
+        return keepAlive;
     }
 
+    /** Takes the worker's setting only: a channel cannot have a keepalive of its own. */
     @Override
     public SocketChannelConfig setKeepAlive(boolean keepAlive) {
-        throw NotApplicable.option("SO_KEEPALIVE (the worker's WorkerOptions.keepalive is its keepalive)");
+        if (keepAlive != this.keepAlive) {
+            throw NotApplicable.option("SO_KEEPALIVE=" + keepAlive + " (the loop's worker checks idle peers "
+                    + (this.keepAlive ? "" : "never ") + "as WorkerOptions.keepalive says, for all its endpoints)");
+        }
+        return this;
+    }
+
+    /** Registered on a loop whose worker has {@code options}. */
+    void workerOptions(WorkerOptions options) {
+        keepAlive = !options.keepalive().isZero();
     }
 
     @Override

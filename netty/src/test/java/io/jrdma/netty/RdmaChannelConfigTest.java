@@ -14,12 +14,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The options an RDMA channel takes and those it refuses, without a device: no channel here is registered. */
 class RdmaChannelConfigTest {
     @Test
-    void aSocketChannelSendsAtOnceTakesHalfClosureAndRefusesTheSocketBuffers() {
+    void aSocketChannelSendsAtOnceTakesHalfClosureAndTheWorkersKeepaliveAndRefusesTheSocketBuffers() {
         RdmaSocketChannel ch = new RdmaSocketChannel();
         assertEquals(Boolean.TRUE, ch.config().getOption(ChannelOption.TCP_NODELAY));
         assertTrue(ch.config().setOption(ChannelOption.TCP_NODELAY, true));
         assertTrue(ch.config().getOptions().containsKey(ChannelOption.TCP_NODELAY));
         assertFalse(ch.config().setOption(ChannelOption.SO_RCVBUF, 1 << 20));
+        // The worker's keepalive, on in the default options: grpc-netty asks every client channel for it.
+        assertTrue(ch.config().setOption(ChannelOption.SO_KEEPALIVE, true));
+        assertEquals(Boolean.TRUE, ch.config().getOption(ChannelOption.SO_KEEPALIVE));
+        assertThrows(UnsupportedOperationException.class, () -> ch.config().setKeepAlive(false));
         assertThrows(UnsupportedOperationException.class, () -> ch.config().setTcpNoDelay(false));
         assertThrows(UnsupportedOperationException.class, () -> ch.config().setSendBufferSize(1 << 20));
         assertFalse(ch.config().isAllowHalfClosure());
