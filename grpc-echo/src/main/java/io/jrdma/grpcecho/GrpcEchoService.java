@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * A gRPC service with a unary method that returns its request and a bidirectional streaming method that returns
  * each message of its stream, and the client side that calls both and checks every byte of each answer. Built on
  * gRPC's API alone (no generated code, no transport), so that the same service and checks run over any transport a
- * test wires into grpc-netty.
+ * test wires into grpc-netty. The benchmarks call the unary method through {@link #unary()}.
  */
 public final class GrpcEchoService {
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
@@ -80,6 +80,16 @@ public final class GrpcEchoService {
                         response.onCompleted();
                     }
                 })).build();
+    }
+
+    /**
+     * The unary method, for a client that makes its own calls (a benchmark's, for one): its request and answer are
+     * byte arrays, the answer the request.
+     *
+     * @return the method's descriptor
+     */
+    public static MethodDescriptor<byte[], byte[]> unary() {
+        return ECHO;
     }
 
     /**

@@ -38,7 +38,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Netty side of {@code scripts/bench-netty}: one Netty application, four tests, run over any of the four
+ * The Netty side of {@code scripts/bench-netty}: one Netty application, five tests, run over any of the four
  * {@link PerfTransport transports} with nothing changed but the event loop's handler factory and the channel
  * classes, as a Netty user switches transports. Each side runs one event loop (the server's accepted channel on its
  * listener's loop); the client measures in its pipeline, on the loop's thread.
@@ -53,6 +53,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code http}: Netty's HTTP/1.1 codec on both sides: the client keeps {@code --depth} keep-alive connections
  *       (default 16), each with one {@code GET /SIZE} out at a time, and the server answers each with a body of
  *       SIZE bytes; requests a second over the whole run ({@link HttpLoad}).</li>
+ *   <li>{@code grpc}: grpc-netty's unary calls of SIZE bytes, one after another on one channel, each answer
+ *       checked; the time of a whole call (a round trip), with {@code jrdma perf}'s statistics ({@link GrpcLoad}).</li>
  * </ul>
  *
  * <pre>{@code
@@ -63,8 +65,8 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>Both sides take the same arguments but {@code --bind}/{@code --server}; the client prints one JSON document
- * with the fields of {@code jrdma perf --json}. {@code --warmup-seconds S} repeats the warm-up of {@code lat} and
- * {@code rate} until S seconds have passed: a pipelined echo runs its per-flush code once for many messages, so a
+ * with the fields of {@code jrdma perf --json}. {@code --warmup-seconds S} repeats the warm-up of every test but
+ * {@code stream} until S seconds have passed: a pipelined echo runs its per-flush code once for many messages, so a
  * warm-up counted in messages leaves that code short of the JIT's thresholds, the more so on an emulated machine
  * where the compilers are slow (in the Soft-RoCE VM, jrdma-netty's 64 B rate after 20,000 warm-up messages was a
  * fifth of its rate after 300,000, and a million raised it by a further 40%).
@@ -73,9 +75,14 @@ public final class NettyPerf {
     private NettyPerf() {
     }
 
-    /** The four tests. */
+    /** The five tests. */
     enum Kind {
-        LAT, RATE, STREAM, HTTP
+        LAT, RATE, STREAM, HTTP, GRPC;
+
+        /** Whether a run times each round trip (the others time the whole run). */
+        boolean latency() {
+            return this == LAT || this == GRPC;
+        }
     }
 
     /**
@@ -89,7 +96,7 @@ public final class NettyPerf {
     /**
      * Runs one side.
      *
-     * @param args {@code lat|rate|stream|http --transport rdma|nio-rdma|nio|epoll (--bind ADDRESS | --server ADDRESS)
+     * @param args {@code lat|rate|stream|http|grpc --transport rdma|nio-rdma|nio|epoll (--bind ADDRESS | --server ADDRESS)
      *             [--port N] [--sizes SIZE:ITERS,...] [--warmup N] [--warmup-seconds S] [--depth N]}
      * @throws Exception when the transport fails or the arguments are wrong
      */
@@ -99,10 +106,11 @@ public final class NettyPerf {
             case "rate" -> Kind.RATE;
             case "stream" -> Kind.STREAM;
             case "http" -> Kind.HTTP;
+            case "grpc" -> Kind.GRPC;
             default -> null;
         };
         if (kind == null) {
-            throw new IllegalArgumentException("usage: NettyPerf lat|rate|stream|http --transport rdma|nio-rdma|nio|epoll "
+            throw new IllegalArgumentException("usage: NettyPerf lat|rate|stream|http|grpc --transport rdma|nio-rdma|nio|epoll "
                     + "(--bind ADDRESS | --server ADDRESS) [--port N] [--sizes SIZE:ITERS,...] [--warmup N] "
                     + "[--warmup-seconds S] [--depth N]");
         }
@@ -115,7 +123,7 @@ public final class NettyPerf {
             throw new IllegalArgumentException("give --transport");
         }
         if (warmupSeconds[0] < 0 || (warmupSeconds[0] > 0 && kind == Kind.STREAM)) {
-            throw new IllegalArgumentException("--warmup-seconds must be at least 0, and is for lat, rate and http only "
+            throw new IllegalArgumentException("--warmup-seconds must be at least 0, and is not for stream "
                     + "(the stream's server counts the warm-up's bytes)");
         }
         Plan plan = new Plan(kind, transport[0], options, TimeUnit.SECONDS.toNanos(warmupSeconds[0]));
@@ -124,7 +132,9 @@ public final class NettyPerf {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("netty-perf"),
                 side.handlers());
         try {
-            if (options.client()) {
+            if (plan.kind() == Kind.GRPC && !options.client()) {
+                GrpcLoad.serve(side, group, address);
+            } else if (options.client()) {
                 client(plan, side, group, address);
             } else {
                 server(plan, side, group, address);
@@ -164,6 +174,13 @@ public final class NettyPerf {
             throws Exception {
         if (plan.kind() == Kind.HTTP) {
             httpClient(plan, side, group, address);
+            return;
+        }
+        if (plan.kind() == Kind.GRPC) {
+            GrpcLoad load = new GrpcLoad(side, group, address);
+            List<String> rows = measure(plan, load::run);
+            load.close();
+            print(plan, rows);
             return;
         }
         Driver driver = new Driver(plan);
@@ -221,9 +238,11 @@ public final class NettyPerf {
                 } while (System.nanoTime() - start < plan.warmupNanos());
             }
             JitQuiet.await();
-            long[] stamps = plan.kind() == Kind.LAT ? new long[n] : null;
+            long[] stamps = plan.kind().latency() ? new long[n] : null;
             long nanos = run.run(size, n, stamps);
-            String row = plan.kind() == Kind.LAT ? LatencyStatistics.ofStamps(stamps, n, 2).jsonFields()
+            // An echo's latency is one way, half its round trip; a gRPC call's is the whole call.
+            String row = plan.kind().latency()
+                    ? LatencyStatistics.ofStamps(stamps, n, plan.kind() == Kind.LAT ? 2 : 1).jsonFields()
                     : BandwidthStatistics.ofTotal((long) size * n, n, nanos, 0).jsonFields(false);
             rows.add(String.format(Locale.ROOT, "{\"bytes\":%d,\"iterations\":%d,\"warmup_iterations\":%d%s}",
                     size, n, w, row));

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * {@code round-R/IMPL_KIND_SIZE.txt} (C rstream's or ib_write_bw's output, one size a run) or
  * {@code round-R/IMPL_KIND_all.json} (the Java sides' JSON, every size in one run), where IMPL is {@code rstream},
  * {@code ib_write_bw}, {@code perf}, {@code rdma}, {@code nio-rdma}, {@code nio} or {@code epoll} and KIND
- * {@code lat}, {@code rate}, {@code stream} or {@code http}.
+ * {@code lat}, {@code rate}, {@code stream}, {@code http} or {@code grpc}.
  *
  * <pre>{@code
  * java -cp "benchmarks/target/classes:$(cat benchmarks/target/jmh-classpath.txt)" \
@@ -44,7 +44,7 @@ public final class NettyReport {
     }
 
     private static final Pattern RUN = Pattern.compile(
-            "(rstream|ib_write_bw|perf|rdma|nio-rdma|nio|epoll)_(lat|rate|stream|http)_(\\d+|all)\\.(txt|json)");
+            "(rstream|ib_write_bw|perf|rdma|nio-rdma|nio|epoll)_(lat|rate|stream|http|grpc)_(\\d+|all)\\.(txt|json)");
     private static final List<Impl> NETTY = List.of(Impl.RDMA, Impl.NIO_RDMA, Impl.NIO, Impl.EPOLL);
     private static final List<Impl> VS_NIO_RDMA = List.of(Impl.RDMA, Impl.NIO_RDMA);
 
@@ -108,7 +108,10 @@ public final class NettyReport {
                         + "as the channel's writability allows, until the server's one-byte answer to the last "
                         + "byte; rstream's bulk figure is its N transfers one way then N back. HTTP/1.1 is Netty's "
                         + "codec on both sides, the client keeping 16 keep-alive connections with one `GET` out on "
-                        + "each and the server answering with a body of the size shown. Before each timed "
+                        + "each and the server answering with a body of the size shown. gRPC is grpc-netty's unary calls one after "
+                        + "another on one channel, both sides running gRPC's callbacks on their event loop "
+                        + "(`directExecutor()`), each answer the request, checked; its latency is the whole call, "
+                        + "request and answer. Before each timed "
                         + "echo and HTTP run the Netty clients warm up for a time, not a count (see "
                         + "*java_warmup*): a pipelined echo runs its per-flush code once for dozens of messages, "
                         + "and a warm-up of 20,000 messages left jrdma-netty's 64 B rate at a fifth of its steady "
@@ -141,6 +144,10 @@ public final class NettyReport {
         runs.table(md, "HTTP/1.1 on keep-alive connections, thousands of requests a second", "http",
                 m -> m.mpps() * 1000, "%.2f", NETTY, List.of(VS_NIO_RDMA),
                 List.of("jrdma-netty / NIO over jrdma-nio"));
+        runs.table(md, "gRPC unary call, least µs per call", "grpc", Measurement::minMicros, "%.1f", NETTY,
+                List.of(VS_NIO_RDMA), List.of("jrdma-netty / NIO over jrdma-nio"));
+        runs.table(md, "gRPC unary call, typical µs per call", "grpc", Measurement::typicalMicros, "%.1f", NETTY,
+                List.of(VS_NIO_RDMA), List.of("jrdma-netty / NIO over jrdma-nio"));
         md.append("\n![Echo least latency and message rate by size](netty-performance.png)\n");
         return md.toString();
     }

@@ -56,6 +56,8 @@ class NettyReportTest {
             Files.writeString(round.resolve("nio-rdma_rate_all.json"), bandwidth(64, 12 * k, 0.2 * k));
             Files.writeString(round.resolve("rdma_http_all.json"), bandwidth(64, 1 * k, 0.02 * k));
             Files.writeString(round.resolve("nio-rdma_http_all.json"), bandwidth(64, 1 * k, 0.01 * k));
+            Files.writeString(round.resolve("rdma_grpc_all.json"), lat(100 * k, 150 * k));
+            Files.writeString(round.resolve("nio-rdma_grpc_all.json"), lat(250 * k, 300 * k));
             Files.writeString(round.resolve("rdma_stream_all.json"), bandwidth(1 << 20, 80 * k, 80e-6 * k));
             Files.writeString(round.resolve("nio-rdma_stream_all.json"), bandwidth(1 << 20, 40 * k, 40e-6 * k));
         }
@@ -80,6 +82,10 @@ class NettyReportTest {
         assertTrue(md.contains("| 1 MiB | 160.0 | 100.0 | 80.0 | 40.0 | - | - | 2.00 | 0.80 | 0.50 | 0.25 |"), md);
         // HTTP in thousands of requests a second.
         assertTrue(md.contains("| 64 B | 20.00 | 10.00 | - | - | 2.00 |"), md);
+        // gRPC calls, least then typical, each a whole call.
+        assertTrue(md.contains("## gRPC unary call, least µs per call"), md);
+        assertTrue(md.contains("| 64 B | 100.0 | 250.0 | - | - | 0.40 |"), md);
+        assertTrue(md.contains("| 64 B | 150.0 | 300.0 | - | - | 0.50 |"), md);
         assertTrue(md.contains("| left out (no result) | round-3/epoll_lat_all.json |"), md);
         BufferedImage picture = report.draw();
         assertEquals(2 * 560, picture.getWidth(), "latency and message rate side by side");
