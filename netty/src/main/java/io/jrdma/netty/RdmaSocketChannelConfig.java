@@ -20,9 +20,11 @@ import java.util.Map;
  * options do not apply; their setters throw, {@code setOption} refuses them.
  */
 final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
+    private static final boolean DEFAULT_KEEPALIVE = !RdmaIoHandler.defaultOptions().keepalive().isZero();
+
     private volatile boolean allowHalfClosure;
     /** The loop's worker's keepalive once registered; before, that of the transport's default options. */
-    private volatile boolean keepAlive = !RdmaIoHandler.defaultOptions().keepalive().isZero();
+    private volatile boolean keepAlive = DEFAULT_KEEPALIVE;
 
     RdmaSocketChannelConfig(RdmaSocketChannel channel) {
         super(channel);

@@ -68,10 +68,7 @@ final class GrpcLoad implements StreamObserver<byte[]> {
      * @return the run's time in nanoseconds
      */
     long run(int size, int n, long[] stamps) throws Exception {
-        byte[] bytes = new byte[size];
-        for (int i = 0; i < size; i++) {
-            bytes[i] = (byte) i;
-        }
+        byte[] bytes = NettyPerf.payload(size);
         CompletableFuture<Long> run = new CompletableFuture<>();
         group.next().execute(() -> {
             request = bytes;

@@ -132,9 +132,7 @@ public final class NettyPerf {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("netty-perf"),
                 side.handlers());
         try {
-            if (plan.kind() == Kind.GRPC && !options.client()) {
-                GrpcLoad.serve(side, group, address);
-            } else if (options.client()) {
+            if (options.client()) {
                 client(plan, side, group, address);
             } else {
                 server(plan, side, group, address);
@@ -147,6 +145,10 @@ public final class NettyPerf {
     /** Serves one connection, then ends. */
     private static void server(Plan plan, PerfTransport.Side side, EventLoopGroup group, InetSocketAddress address)
             throws Exception {
+        if (plan.kind() == Kind.GRPC) {
+            GrpcLoad.serve(side, group, address);
+            return;
+        }
         CompletableFuture<Void> served = new CompletableFuture<>();
         Channel listener = new ServerBootstrap().group(group).channelFactory(side.servers())
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -258,13 +260,18 @@ public final class NettyPerf {
                 TimeUnit.NANOSECONDS.toSeconds(plan.warmupNanos()), String.join(",", rows));
     }
 
-    /** {@code size} bytes counting up from 0, in a direct buffer of {@code alloc}'s: what every test sends. */
+    /** {@code size} bytes counting up from 0, in a direct buffer of {@code alloc}'s: what the Netty tests send. */
     static ByteBuf payload(ByteBufAllocator alloc, int size) {
-        ByteBuf b = alloc.directBuffer(size);
+        return alloc.directBuffer(size).writeBytes(payload(size));
+    }
+
+    /** {@code size} bytes counting up from 0 (wrapping at 256): what every test sends. */
+    static byte[] payload(int size) {
+        byte[] bytes = new byte[size];
         for (int i = 0; i < size; i++) {
-            b.writeByte(i);
+            bytes[i] = (byte) i;
         }
-        return b;
+        return bytes;
     }
 
     /** The largest HTTP body either side aggregates. */

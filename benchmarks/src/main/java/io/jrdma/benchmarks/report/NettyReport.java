@@ -112,7 +112,7 @@ public final class NettyReport {
                         + "another on one channel, both sides running gRPC's callbacks on their event loop "
                         + "(`directExecutor()`), each answer the request, checked; its latency is the whole call, "
                         + "request and answer. Before each timed "
-                        + "echo and HTTP run the Netty clients warm up for a time, not a count (see "
+                        + "run but the stream's the Netty clients warm up for a time, not a count (see "
                         + "*java_warmup*): a pipelined echo runs its per-flush code once for dozens of messages, "
                         + "and a warm-up of 20,000 messages left jrdma-netty's 64 B rate at a fifth of its steady "
                         + "rate. The device is "
