@@ -140,6 +140,15 @@ public final class Worker implements AutoCloseable {
     private final SendWorkRequest entryWr;
     private final SendWorkRequest ringWr;
     private final ReceiveWorkRequest rwr;
+    /** One batch of reposts, chained: one post for every receive buffer released since the last poll. */
+    private final ReceiveWorkRequest[] repostChain;
+    /**
+     * Receive buffers released since the last poll, and the endpoints whose messages they held (null: none, or a
+     * message nobody holds credits for). Each slot is listed at most once: it comes back only after its repost.
+     */
+    private final int[] releasedSlots;
+    private final Endpoint[] releasedBy;
+    private int releasedCount;
     private final int slotsPerEndpoint;
     private final int creditThreshold;
     private final Endpoint[] endpoints;
@@ -203,6 +212,12 @@ public final class Worker implements AutoCloseable {
             entryWr = new SendWorkRequest(1, arena);
             ringWr = new SendWorkRequest(1, arena);
             rwr = new ReceiveWorkRequest(1, arena);
+            repostChain = new ReceiveWorkRequest[POLL_BATCH];
+            for (int i = 0; i < POLL_BATCH; i++) {
+                repostChain[i] = new ReceiveWorkRequest(1, arena);
+            }
+            releasedSlots = new int[slots];
+            releasedBy = new Endpoint[slots];
             messages = new ReceivedMessage[slots];
             for (int i = 0; i < slots; i++) {
                 messages[i] = new ReceivedMessage(this, i, receiveMemory.segment()
@@ -527,6 +542,9 @@ public final class Worker implements AutoCloseable {
     }
 
     private int poll() throws RdmaException {
+        if (releasedCount > 0) {
+            repostReleased();
+        }
         int work = runTasks() + pollCompletions();
         if (!waitingForCredits.isEmpty()) {
             work += checkCredits();
@@ -804,14 +822,44 @@ public final class Worker implements AutoCloseable {
         }
         Endpoint ep = m.endpoint;
         m.endpoint = null;
-        repost(m.slot());
-        if (ep != null && ep.state != Endpoint.State.CLOSED) {
-            try {
-                ep.messageReleased(creditThreshold);
-            } catch (RdmaException e) {
-                ep.fail(e);
+        releasedSlots[releasedCount] = m.slot();
+        releasedBy[releasedCount++] = ep;
+    }
+
+    /**
+     * Gives the buffers released since the last poll back to the receive queue, in chains of one post each, then
+     * reports the credits they free. A release is deferred to the next poll so that a handler that releases its
+     * message and answers it posts the answer first: the repost and a credit update are off the round trip.
+     */
+    private void repostReleased() {
+        int done = 0;
+        // A failing credit update breaks its endpoint, whose handler may release more: they are taken in turn.
+        while (done < releasedCount) {
+            int end = releasedCount;
+            for (int i = done; i < end; i += POLL_BATCH) {
+                int n = Math.min(POLL_BATCH, end - i);
+                for (int j = 0; j < n; j++) {
+                    int slot = releasedSlots[i + j];
+                    repostChain[j].reset().id(RECEIVE | slot)
+                            .add(receiveMemory, (long) slot * options.messageSize(), options.messageSize())
+                            .next(j + 1 < n ? repostChain[j + 1] : null);
+                }
+                postReceives(repostChain[0]);
             }
+            for (int i = done; i < end; i++) {
+                Endpoint ep = releasedBy[i];
+                releasedBy[i] = null;
+                if (ep != null && ep.state != Endpoint.State.CLOSED) {
+                    try {
+                        ep.messageReleased(creditThreshold);
+                    } catch (RdmaException e) {
+                        ep.fail(e);
+                    }
+                }
+            }
+            done = end;
         }
+        releasedCount = 0;
     }
 
     /**
@@ -835,13 +883,17 @@ public final class Worker implements AutoCloseable {
     }
 
     private void repost(int slot) {
+        postReceives(rwr.reset().id(RECEIVE | slot).add(receiveMemory, (long) slot * options.messageSize(),
+                options.messageSize()));
+    }
+
+    private void postReceives(ReceiveWorkRequest chain) {
         try {
-            srq.postReceive(rwr.reset().id(RECEIVE | slot).add(receiveMemory, (long) slot * options.messageSize(),
-                    options.messageSize()));
+            srq.postReceive(chain);
         } catch (RdmaException e) {
             // The receive queue holds every buffer at most once, so it cannot overflow; a failure means the device
             // is gone, which the endpoints hear of through their own completions.
-            LOG.log(System.Logger.Level.ERROR, "reposting receive buffer " + slot + " on " + this, e);
+            LOG.log(System.Logger.Level.ERROR, "reposting receive buffers on " + this, e);
         }
     }
 
