@@ -839,10 +839,7 @@ public final class Worker implements AutoCloseable {
             for (int i = done; i < end; i += POLL_BATCH) {
                 int n = Math.min(POLL_BATCH, end - i);
                 for (int j = 0; j < n; j++) {
-                    int slot = releasedSlots[i + j];
-                    repostChain[j].reset().id(RECEIVE | slot)
-                            .add(receiveMemory, (long) slot * options.messageSize(), options.messageSize())
-                            .next(j + 1 < n ? repostChain[j + 1] : null);
+                    receiveInto(repostChain[j], releasedSlots[i + j]).next(j + 1 < n ? repostChain[j + 1] : null);
                 }
                 postReceives(repostChain[0]);
             }
@@ -883,8 +880,13 @@ public final class Worker implements AutoCloseable {
     }
 
     private void repost(int slot) {
-        postReceives(rwr.reset().id(RECEIVE | slot).add(receiveMemory, (long) slot * options.messageSize(),
-                options.messageSize()));
+        postReceives(receiveInto(rwr, slot));
+    }
+
+    /** {@code request}, reset to receive into buffer {@code slot} of the slab. */
+    private ReceiveWorkRequest receiveInto(ReceiveWorkRequest request, int slot) {
+        return request.reset().id(RECEIVE | slot).add(receiveMemory, (long) slot * options.messageSize(),
+                options.messageSize());
     }
 
     private void postReceives(ReceiveWorkRequest chain) {
