@@ -133,11 +133,21 @@ public final class ProfileReport {
         BenchReport.Directories dirs = BenchReport.Directories.of(args, "ProfileReport");
         Path results = dirs.results();
         Map<String, String> env = BenchReport.environment(Files.readString(results.resolve("env.txt")));
-        Path page = dirs.docs().resolve("profile-" + Test.of(env).id + ".md");
+        Path page = dirs.docs().resolve(pageName(env));
         List<RunProfile> runs = collect(results, env);
         Files.createDirectories(Path.of(args[1]));
         Files.writeString(page, markdown(env, runs));
         System.out.println("profile: wrote " + page);
+    }
+
+    /**
+     * {@code profile-TEST.md}; an endpoint-rate at another depth than scripts/bench-endpoint's 128 in flight gets a
+     * page of its own, {@code profile-endpoint-rateN.md}, so that both can be committed.
+     */
+    static String pageName(Map<String, String> env) {
+        String depth = env.getOrDefault("depth", "128");
+        String suffix = Test.of(env) == Test.ENDPOINT_RATE && !depth.equals("128") ? depth : "";
+        return "profile-" + Test.of(env).id + suffix + ".md";
     }
 
     /** Every round's C and Java run, in round order, C first. */

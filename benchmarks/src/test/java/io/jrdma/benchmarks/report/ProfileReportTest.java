@@ -136,6 +136,15 @@ class ProfileReportTest {
     }
 
     @Test
+    void namesAnEndpointRateAtAnotherDepthApart() {
+        assertEquals("profile-endpoint-rate.md", ProfileReport.pageName(Map.of("test", "endpoint-rate")));
+        assertEquals("profile-endpoint-rate.md",
+                ProfileReport.pageName(Map.of("test", "endpoint-rate", "depth", "128")));
+        assertEquals("profile-endpoint-rate1.md", ProfileReport.pageName(Map.of("test", "endpoint-rate", "depth", "1")));
+        assertEquals("profile-send-bw.md", ProfileReport.pageName(Map.of("test", "send-bw", "depth", "1")));
+    }
+
+    @Test
     void cutsAPingPongOutOfItsSamples(@TempDir Path dir) throws IOException {
         // C: found where its client spins (800 samples a second from 10 s); Java: where jrdma perf says, on
         // CLOCK_MONOTONIC, which its samples' times are on: only the second half of its spinning samples.
