@@ -316,6 +316,14 @@ public final class ResourceGuard {
         }
     }
 
+    /**
+     * Whether objects created from this one are open, or leaked and not yet released: a leaked child is detached
+     * once its native release has returned, on the cleaner's thread.
+     */
+    boolean hasOpenChildren() {
+        return tracker.hasChildren();
+    }
+
     /** {@return whether {@link #close()} has completed} */
     public boolean isClosed() {
         return closed;
@@ -336,7 +344,7 @@ public final class ResourceGuard {
             if (closed) {
                 return;
             }
-            if (tracker.hasChildren()) {
+            if (hasOpenChildren()) {
                 throw new IllegalStateException("cannot close " + this + ": still used by "
                         + tracker.openChildren() + "; close those first");
             }
