@@ -2,7 +2,7 @@ package io.jrdma.tool;
 
 import io.jrdma.nio.RdmaChannels;
 import io.jrdma.nio.RdmaSelectorProvider;
-import io.jrdma.tool.perf.JitQuiet;
+import io.jrdma.tool.perf.Warmup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -170,10 +170,9 @@ final class RstreamCommand extends ToolCommand {
                 throws IOException, InterruptedException {
             exchange(client, 1, SYNC);
             if (warmup > 0) {
-                iterate(client, count, warmup);
                 // As jrdma perf: the JIT, which shares the CPU in a small machine, finishes before the timing,
                 // and neither side starts it before the other has.
-                JitQuiet.await();
+                Warmup.run(warmup, n -> iterate(client, count, n));
                 exchange(client, 1, SYNC);
             }
             long nanos = iterate(client, count, iterations);
@@ -187,9 +186,10 @@ final class RstreamCommand extends ToolCommand {
         }
 
         /**
-         * Runs {@code iterations} iterations; the nanoseconds they took. The warm-up runs this same loop: the JIT
-         * compiles a long-running loop on the stack (OSR) per method and loop, so the timed run finds the warm-up's
-         * compiled loop ready instead of a loop of its own to compile while it runs.
+         * Runs {@code iterations} iterations; the nanoseconds they took. The warm-up runs this same loop, in parts:
+         * the JIT compiles a long-running loop on the stack (OSR) per method and loop, and the parts after the first
+         * have the loop's end in their profile, so the timed run finds their compiled loop ready instead of one of
+         * its own to compile while it runs.
          */
         private long iterate(boolean client, int count, int iterations) throws IOException {
             long start = System.nanoTime();

@@ -2,7 +2,7 @@ package io.jrdma.benchmarks.jucx;
 
 import io.jrdma.benchmarks.PeerOptions;
 import io.jrdma.tool.perf.BandwidthStatistics;
-import io.jrdma.tool.perf.JitQuiet;
+import io.jrdma.tool.perf.Warmup;
 import io.jrdma.tool.perf.LatencyStatistics;
 import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.ucp.UcpConnectionRequest;
@@ -128,14 +128,12 @@ public final class JucxPerf {
             int w = options.warmup() == 0 ? 0 : options.warmup(size);
             String row;
             if (latency) {
-                pingPong(ep, size, w, null);
-                JitQuiet.await();
+                Warmup.run(w, k -> pingPong(ep, size, k, null));
                 long[] stamps = new long[n];
                 pingPong(ep, size, n, stamps);
                 row = LatencyStatistics.ofStamps(stamps, n, 2).jsonFields();
             } else {
-                stream(ep, size, w);
-                JitQuiet.await();
+                Warmup.run(w, k -> stream(ep, size, k));
                 long start = System.nanoTime();
                 stream(ep, size, n);
                 long nanos = System.nanoTime() - start;

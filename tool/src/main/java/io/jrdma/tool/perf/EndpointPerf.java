@@ -79,8 +79,7 @@ final class EndpointPerf extends EndpointPerfSide {
                     }
                     int n = options.iterations(size);
                     int w = options.warmup(size);
-                    stream(worker, ep, peer, buffer, size, w);
-                    JitQuiet.await();
+                    Warmup.run(w, k -> stream(worker, ep, peer, buffer, size, k));
                     long start = System.nanoTime();
                     stream(worker, ep, peer, buffer, size, n);
                     long end = System.nanoTime();

@@ -37,8 +37,8 @@ abstract sealed class EndpointPerfSide permits EndpointPerf, ConnectionPerf {
     final PerfResult latency(int size, RoundTrips trips) throws Exception {
         int n = options.iterations(size);
         int w = options.warmup(size);
-        trips.run(w, new long[Math.max(w, 1)]);
-        JitQuiet.await();
+        long[] warmupStamps = new long[Math.max(w, 1)];
+        Warmup.run(w, k -> trips.run(k, warmupStamps));
         long[] stamps = new long[n];
         long start = System.nanoTime();
         trips.run(n, stamps);

@@ -20,12 +20,6 @@ import java.util.Locale;
  * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=session}
  */
 final class PerfSession implements AutoCloseable {
-    /**
-     * The warm-up runs in this many parts. The end of a run takes branches its middle never does; the JIT compiles
-     * those as traps, and the first part's end throws that code away: it is compiled again, with the end in its
-     * profile, during the later parts instead of the timed run.
-     */
-    private static final int WARMUP_PARTS = 4;
 
     private final PerfOptions options;
     private final PerfLink link;
@@ -84,7 +78,7 @@ final class PerfSession implements AutoCloseable {
             control.barrier(false);
             long warmedUp = 0;
             int warmup = options.warmup(size);
-            int parts = Math.min(WARMUP_PARTS, warmup);
+            int parts = Math.min(Warmup.PARTS, warmup);   // as Warmup's, with a barrier after each part
             for (int part = 0; part < parts; part++) {
                 int n = warmup / parts + (part < warmup % parts ? 1 : 0);
                 PerfResult w = loop.measure(size, n, false);

@@ -120,9 +120,19 @@ final class PerfSnippets {
         // @end
     }
 
+    void warmup() throws InterruptedException {
+        // @start region="warmup"
+        Warmup.run(20_000, n -> loop(n));   // 4 parts of 5,000, then JitQuiet.await()
+        loop(100_000);                      // timed
+        // @end
+    }
+
     private void warmUp() {
     }
 
     private void measure() {
+    }
+
+    private void loop(int iterations) {
     }
 }
