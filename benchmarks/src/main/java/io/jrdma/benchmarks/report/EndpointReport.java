@@ -50,7 +50,7 @@ public final class EndpointReport {
     private static final List<String> RATIO_HEADS = List.of("endpoint / C", "endpoint / perf",
             "futures / endpoint", "JUCX / C", "JUCX / perf", "endpoint / JUCX");
     /** The message rates measured at fewer in flight than {@code rate}'s 128: their kinds and how many. */
-    private static final List<Integer> SWEEP = List.of(1);
+    private static final List<Integer> SWEEP = List.of(1, 8, 16);
 
     private final SideBySide<Impl> runs;
     private final Set<String> ucxLog = new LinkedHashSet<>();
@@ -159,7 +159,7 @@ public final class EndpointReport {
                 RATIO_HEADS);
         runs.table(md, "Message rate, millions of messages a second (128 in flight)", "rate", Measurement::mpps,
                 "%.4f", all, RATIOS, RATIO_HEADS);
-        for (int depth : SWEEP) {
+        for (int depth : SWEEP.stream().filter(d -> runs.measured("rate" + d)).toList()) {
             runs.table(md, "Message rate, millions of messages a second (" + depth + " in flight)", "rate" + depth,
                     Measurement::mpps, "%.4f", all, RATIOS, RATIO_HEADS);
         }

@@ -79,6 +79,11 @@ final class SideBySide<I extends Enum<I>> {
         return leftOut;
     }
 
+    /** Whether any implementation ran {@code kind}: a results directory of an older script lacks some. */
+    boolean measured(String kind) {
+        return runs.containsKey(kind);
+    }
+
     /** The median over rounds of {@code metric}, NaN where there is no run. */
     double median(String kind, int size, I impl, ToDoubleFunction<Measurement> metric) {
         List<Measurement> rows = runs.getOrDefault(kind, Map.of()).getOrDefault(size, Map.of())

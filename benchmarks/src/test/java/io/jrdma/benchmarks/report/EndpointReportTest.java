@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class EndpointReportTest {
@@ -101,6 +102,7 @@ class EndpointReportTest {
                 + "| 0.45 | 0.50 | 1.25 |"), md);
         assertTrue(md.contains("## Message rate, millions of messages a second (1 in flight)\n\n"), md);
         assertTrue(md.contains("| 64 B | 0.3000 | - | - | 0.2700 | - | - | - | 0.90 | - | - | - | - | - |"), md);
+        assertFalse(md.contains("(8 in flight)"), "a depth nothing ran at has no table");
         assertTrue(md.contains("| 64 KiB | 100.0 | - | - | 96.0 | - | - | - | 0.96 | - | - | - | - | - |"), md);
         assertTrue(md.contains("| left out (no result) | round-3/endpoint_rate_all.json |"), md);
         assertTrue(md.contains("ep_cfg[1]: tag(rc_verbs/rxe0:1)\nep_cfg[0]: tag(rc_verbs/rxe0:1)\n"), md);
