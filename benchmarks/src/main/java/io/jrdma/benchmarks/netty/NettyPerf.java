@@ -66,7 +66,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Both sides take the same arguments but {@code --bind}/{@code --server}; the client prints one JSON document
  * with the fields of {@code jrdma perf --json}. {@code --warmup-seconds S} repeats the warm-up of every test but
- * {@code stream} until S seconds have passed: a pipelined echo runs its per-flush code once for many messages, so a
+ * {@code stream} until S seconds have passed, every size before the first timed run: a pipelined echo runs its per-flush code once for many messages, so a
  * warm-up counted in messages leaves that code short of the JIT's thresholds, the more so on an emulated machine
  * where the compilers are slow (in the Soft-RoCE VM, jrdma-netty's 64 B rate after 20,000 warm-up messages was a
  * fifth of its rate after 300,000, and a million raised it by a further 40%).
@@ -225,19 +225,30 @@ public final class NettyPerf {
         long run(int size, int n, long[] stamps) throws Exception;
     }
 
-    /** Warms up and measures each size of the plan; the JSON rows. */
+    /**
+     * Measures each size of the plan after a warm-up run of its own; the JSON rows. A warm-up for a time first warms
+     * up every size for that time: a codec's code is shared by the sizes but takes other branches at each (HTTP's
+     * and gRPC's buffers, Netty's allocator's size classes), and warmed up one size at a time, the first size's timed
+     * run met code the JIT was still compiling (64 B came out slower than 4 KiB on every transport). A warm-up
+     * counted in messages alone keeps the order the stream's server counts on: a size's warm-up, then its run.
+     */
     private static List<String> measure(Plan plan, Run run) throws Exception {
         List<String> rows = new ArrayList<>();
         PeerOptions options = plan.options();
+        if (options.warmup() > 0 && plan.warmupNanos() > 0) {
+            for (int size : options.sizes().keySet()) {
+                long start = System.nanoTime();
+                do {
+                    run.run(size, options.warmup(size), null);
+                } while (System.nanoTime() - start < plan.warmupNanos());
+            }
+        }
         for (Map.Entry<Integer, Integer> e : options.sizes().entrySet()) {
             int size = e.getKey();
             int n = e.getValue();
             int w = options.warmup() == 0 ? 0 : options.warmup(size);
             if (w > 0) {
-                long start = System.nanoTime();
-                do {
-                    run.run(size, w, null);
-                } while (System.nanoTime() - start < plan.warmupNanos());
+                run.run(size, w, null);
             }
             JitQuiet.await();
             long[] stamps = plan.kind().latency() ? new long[n] : null;
