@@ -130,6 +130,8 @@ public final class Endpoint implements AutoCloseable {
     private int unsignaledRun;
     /** One operation in this many is signaled while the queue is busy. */
     private final int signalEvery;
+    /** Whether the worker is to look at this endpoint's unsignaled requests at its next poll (coverTail). */
+    private boolean tailUncovered;
     private int readsInFlight;
     private boolean creditWriteInFlight;
     /** Messages sent that took a credit. */
@@ -972,10 +974,24 @@ public final class Endpoint implements AutoCloseable {
             queued[s] = false;
             complete(s, s == slot ? status : WcStatus.SUCCESS);
         } while (s != slot);
-        if (postedCount > 0 && signaledInFlight == 0 && (state == State.OPEN || state == State.CLOSING)
+        if (postedCount > 0 && signaledInFlight == 0 && !tailUncovered) {
+            // Only unsignaled requests are left, and no completion would come for them. The application's next
+            // request is signaled (none is in flight) and completes them; if it posts none before the worker's next
+            // poll, a credit update does.
+            tailUncovered = true;
+            worker.coverLater(this);
+        }
+    }
+
+    /**
+     * The worker's next poll after a completion left only unsignaled requests in flight: if the application posted
+     * nothing since, a credit update (signaled, and harmless: it writes the count the peer already has or a newer
+     * one) completes them. A queue pair that leaves the connected state flushes every request, signaled or not.
+     */
+    void coverTail() {
+        tailUncovered = false;
+        if (postedCount > 0 && signaledInFlight == 0 && free > 0 && (state == State.OPEN || state == State.CLOSING)
                 && !peerGone) {
-            // Only unsignaled requests are left, and no completion would come for them: a credit update (signaled)
-            // completes them. A queue pair that leaves the connected state flushes every request, signaled or not.
             try {
                 postCredits();
             } catch (RdmaException e) {

@@ -163,6 +163,8 @@ public final class Worker implements AutoCloseable {
      */
     final Set<ConnectRequest> deferred = ConcurrentHashMap.newKeySet();
     private final List<Endpoint> waitingForCredits = new ArrayList<>();
+    /** Endpoints whose last completion left only unsignaled requests in flight (Endpoint.coverTail). */
+    private final List<Endpoint> uncoveredTails = new ArrayList<>();
     private final ConcurrentLinkedQueue<Runnable> submissions = new ConcurrentLinkedQueue<>();
     private volatile boolean sleeping;
     /** {@link #arm()} said the application may wait on the descriptor; the next progress() takes what woke it. */
@@ -544,6 +546,9 @@ public final class Worker implements AutoCloseable {
     private int poll() throws RdmaException {
         if (releasedCount > 0) {
             repostReleased();
+        }
+        while (!uncoveredTails.isEmpty()) {
+            uncoveredTails.removeLast().coverTail();
         }
         int work = runTasks() + pollCompletions();
         if (!waitingForCredits.isEmpty()) {
@@ -1010,6 +1015,15 @@ public final class Worker implements AutoCloseable {
         } else {
             ep.creditsWanted = Math.min(ep.creditsWanted, needed);
         }
+    }
+
+    /**
+     * Looks at {@code ep}'s unsignaled requests at the next poll, after the application had its chance to post: in a
+     * pipeline (a loop that posts between polls, a handler that posts on completion) its next request is signaled
+     * and completes them, and the credit update that would complete them at once was one more write per refill.
+     */
+    void coverLater(Endpoint ep) {
+        uncoveredTails.add(ep);
     }
 
     /** Endpoints that waited for credits go on if the peer has written some. */
