@@ -39,10 +39,24 @@ public final class Warmup {
         if (iterations <= 0) {
             return;
         }
+        inParts(iterations, part);
+        JitQuiet.await();
+    }
+
+    /**
+     * Runs the same parts as {@link #run} without the wait: for a peer whose runs must match the measuring side's
+     * one for one (a sink that acknowledges the end of each run), and which must not stall the timed run that
+     * follows while its own JIT settles.
+     *
+     * @param iterations the warm-up's iterations
+     * @param part       the loop
+     * @param <E>        what the loop throws
+     * @throws E if the loop does
+     */
+    public static <E extends Exception> void inParts(int iterations, Part<E> part) throws E {
         int parts = Math.min(PARTS, iterations);
         for (int k = 0; k < parts; k++) {
             part.run(iterations / parts + (k < iterations % parts ? 1 : 0));
         }
-        JitQuiet.await();
     }
 }
