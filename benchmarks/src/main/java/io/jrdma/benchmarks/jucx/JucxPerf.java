@@ -2,8 +2,8 @@ package io.jrdma.benchmarks.jucx;
 
 import io.jrdma.benchmarks.PeerOptions;
 import io.jrdma.tool.perf.BandwidthStatistics;
-import io.jrdma.tool.perf.Warmup;
 import io.jrdma.tool.perf.LatencyStatistics;
+import io.jrdma.tool.perf.Warmup;
 import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.ucp.UcpConnectionRequest;
 import org.openucx.jucx.ucp.UcpContext;

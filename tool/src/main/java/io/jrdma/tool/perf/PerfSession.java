@@ -20,7 +20,6 @@ import java.util.Locale;
  * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=session}
  */
 final class PerfSession implements AutoCloseable {
-
     private final PerfOptions options;
     private final PerfLink link;
     private final PerfReport report;
@@ -80,7 +79,7 @@ final class PerfSession implements AutoCloseable {
             int warmup = options.warmup(size);
             int parts = Math.min(Warmup.PARTS, warmup);   // as Warmup's, with a barrier after each part
             for (int part = 0; part < parts; part++) {
-                int n = warmup / parts + (part < warmup % parts ? 1 : 0);
+                int n = Warmup.partSize(warmup, parts, part);
                 PerfResult w = loop.measure(size, n, false);
                 warmedUp += w == null ? n : w.iterations();
                 loop.prepare(size);   // the ping-pongs' counters start again from zero

@@ -56,7 +56,12 @@ public final class Warmup {
     public static <E extends Exception> void inParts(int iterations, Part<E> part) throws E {
         int parts = Math.min(PARTS, iterations);
         for (int k = 0; k < parts; k++) {
-            part.run(iterations / parts + (k < iterations % parts ? 1 : 0));
+            part.run(partSize(iterations, parts, k));
         }
+    }
+
+    /** The iterations of part {@code k} of {@code parts}: the first ones take the remainder. */
+    static int partSize(int iterations, int parts, int k) {
+        return iterations / parts + (k < iterations % parts ? 1 : 0);
     }
 }
