@@ -13,8 +13,8 @@ import java.util.stream.Stream;
 
 /**
  * A JVM started from this one's class path to run a main class, so that a test can watch it survive (or crash)
- * without being taken down with it: fatal-error logs go to a directory of their own, which a run that did not crash
- * leaves empty.
+ * without being taken down with it: fatal-error logs go to a directory of their own, removed again when the run did
+ * not crash.
  *
  * @param status its exit status, or -1 if it was killed at its time limit
  * @param output everything it printed, standard error included
@@ -55,7 +55,11 @@ record ChildJvm(int status, String output, List<Path> hsErrs) {
             child.destroyForcibly().waitFor();
         }
         try (Stream<Path> logs = Files.list(errors)) {
-            return new ChildJvm(ended ? child.exitValue() : -1, output.get(), logs.toList());
+            List<Path> hsErrs = logs.toList();
+            if (hsErrs.isEmpty()) {
+                Files.delete(errors); // only a crash's log is worth keeping
+            }
+            return new ChildJvm(ended ? child.exitValue() : -1, output.get(), hsErrs);
         } catch (ExecutionException e) {
             throw new IOException(e.getCause());
         }
