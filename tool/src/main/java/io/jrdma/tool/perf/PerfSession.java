@@ -20,6 +20,7 @@ import java.util.Locale;
  * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=session}
  */
 final class PerfSession implements AutoCloseable {
+
     private final PerfOptions options;
     private final PerfLink link;
     private final PerfReport report;
