@@ -64,7 +64,7 @@ final class RstreamCommand extends ToolCommand {
     private int warmup;
 
     @Option(names = "-B", paramLabel = "<bytes>", description = "SO_SNDBUF and SO_RCVBUF (default 512 KiB, "
-            + "as rstream)")
+            + "as rstream); over RDMA the server's listener gets them too, as rstream's does")
     private int bufferSize = 1 << 19;
 
     @Option(names = "-T", paramLabel = "<option>", description = "s: TCP through the JVM's default provider; "
@@ -84,8 +84,7 @@ final class RstreamCommand extends ToolCommand {
         check();
         boolean client = server != null;
         InetAddress address = client ? server : bind;
-        SelectorProvider provider = tcp ? SelectorProvider.provider() : RdmaSelectorProvider.withRules(
-                "rdma " + (client ? "connect " : "bind ") + address.getHostAddress() + " " + port, false);
+        SelectorProvider provider = tcp ? SelectorProvider.provider() : rdmaProvider(client, address);
         try (SocketChannel channel = client ? connect(provider, new InetSocketAddress(address, port))
                 : accept(provider, new InetSocketAddress(address, port))) {
             if (!tcp && !RdmaChannels.isRdma(channel)) {
@@ -94,6 +93,21 @@ final class RstreamCommand extends ToolCommand {
             new Transfers(channel, size, verify).run(client, count, warmup, iterations, out);
         }
         return 0;
+    }
+
+    /**
+     * jrdma-nio for this one address. rstream sets both buffer sizes on its listening rsocket as well, and the
+     * connections it accepts inherit them; a server socket channel has no {@code SO_SNDBUF}, so the provider gives
+     * every rsocket the buffers rsockets make of {@code -B}: twice it, as rsockets double the value they are set.
+     */
+    private SelectorProvider rdmaProvider(boolean client, InetAddress address) {
+        RdmaSelectorProvider provider = RdmaSelectorProvider.withRules(
+                "rdma " + (client ? "connect " : "bind ") + address.getHostAddress() + " " + port, false);
+        try {
+            return provider.withBufferSize(2 * bufferSize);
+        } catch (IllegalArgumentException e) {
+            throw usage("-B " + bufferSize + ": " + e.getMessage());
+        }
     }
 
     private SocketChannel connect(SelectorProvider provider, InetSocketAddress at) throws Exception {
@@ -140,7 +154,7 @@ final class RstreamCommand extends ToolCommand {
         check("-C", count, 1, Integer.MAX_VALUE);
         check("-I", iterations, 1, Integer.MAX_VALUE);
         check("--warmup", warmup, 0, Integer.MAX_VALUE);
-        check("-B", bufferSize, 1, Integer.MAX_VALUE);
+        check("-B", bufferSize, 1, Integer.MAX_VALUE / 2);
         for (String option : testOptions) {
             switch (option) {
                 case "s" -> tcp = true;

@@ -124,6 +124,13 @@ class JrdmaTest {
     }
 
     @Test
+    void rstreamRefusesABufferRsocketsCannotHaveBeforeTouchingAnyDevice() {
+        assertEquals(2, run("rstream", "-b", "127.0.0.1", "-B", "1000"));
+        assertTrue(err.toString().contains("jrdma rstream: -B 1000: "), err.toString());
+        assertTrue(err.toString().contains("multiple of 4 KiB"), err.toString());
+    }
+
+    @Test
     void rpingFillsItsBufferAsTheCClientDoes() {
         try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
             java.lang.foreign.MemorySegment buf = arena.allocate(32);
