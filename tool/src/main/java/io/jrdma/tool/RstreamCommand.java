@@ -106,7 +106,8 @@ final class RstreamCommand extends ToolCommand {
         try {
             return provider.withBufferSize(2 * bufferSize);
         } catch (IllegalArgumentException e) {
-            throw usage("-B " + bufferSize + ": " + e.getMessage());
+            throw usage("-B " + bufferSize + " gives rsockets buffers of " + 2L * bufferSize + " bytes: "
+                    + e.getMessage());
         }
     }
 

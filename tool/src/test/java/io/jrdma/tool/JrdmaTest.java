@@ -126,7 +126,8 @@ class JrdmaTest {
     @Test
     void rstreamRefusesABufferRsocketsCannotHaveBeforeTouchingAnyDevice() {
         assertEquals(2, run("rstream", "-b", "127.0.0.1", "-B", "1000"));
-        assertTrue(err.toString().contains("jrdma rstream: -B 1000: "), err.toString());
+        assertTrue(err.toString().contains("jrdma rstream: -B 1000 gives rsockets buffers of 2000 bytes: "),
+                err.toString());
         assertTrue(err.toString().contains("multiple of 4 KiB"), err.toString());
     }
 
