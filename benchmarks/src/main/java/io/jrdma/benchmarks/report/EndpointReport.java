@@ -169,7 +169,8 @@ public final class EndpointReport {
         md.append("\nWhere a 64 B message's time goes, against perftest: in a ping-pong against `ib_send_lat`, "
                 + "[profile-endpoint-lat.md](profile-endpoint-lat.md) (`scripts/profile --test endpoint-lat`), and "
                 + "at 128 in flight against `ib_send_bw`, [profile-endpoint-rate.md](profile-endpoint-rate.md) "
-                + "(`scripts/profile --test endpoint-rate`); both read in "
+                + "(`scripts/profile --test endpoint-rate`), and at 1 in flight, "
+                + "[profile-endpoint-rate1.md](profile-endpoint-rate1.md) (`--depth 1`); all read in "
                 + "[benchmarks.md](benchmarks.md#jrdma-endpoint-against-the-verbs-and-jucx-soft-roce).\n");
         md.append("\n## What UCX chose\n\n");
         if (ucxLog.isEmpty()) {
