@@ -142,11 +142,14 @@ public final class ProfileReport {
 
     /**
      * {@code profile-TEST.md}; an endpoint-rate at another depth than scripts/bench-endpoint's 128 in flight gets a
-     * page of its own, {@code profile-endpoint-rateN.md}, so that both can be committed.
+     * page of its own, {@code profile-endpoint-rateN.md}, and a test at another size than 64 B one named with its
+     * size, {@code profile-TEST-BYTES.md}, so that each can be committed beside the others.
      */
     static String pageName(Map<String, String> env) {
         String depth = env.getOrDefault("depth", "128");
-        String suffix = Test.of(env) == Test.ENDPOINT_RATE && !depth.equals("128") ? depth : "";
+        String size = env.getOrDefault("size", "64");
+        String suffix = (Test.of(env) == Test.ENDPOINT_RATE && !depth.equals("128") ? depth : "")
+                + (size.equals("64") ? "" : "-" + size);
         return "profile-" + Test.of(env).id + suffix + ".md";
     }
 

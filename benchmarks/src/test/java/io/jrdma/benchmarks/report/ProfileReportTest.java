@@ -145,6 +145,15 @@ class ProfileReportTest {
     }
 
     @Test
+    void namesAnotherSizeApart() {
+        assertEquals("profile-rstream-lat.md", ProfileReport.pageName(Map.of("test", "rstream-lat", "size", "64")));
+        assertEquals("profile-rstream-lat-4096.md",
+                ProfileReport.pageName(Map.of("test", "rstream-lat", "size", "4096")));
+        assertEquals("profile-endpoint-rate1-4096.md",
+                ProfileReport.pageName(Map.of("test", "endpoint-rate", "depth", "1", "size", "4096")));
+    }
+
+    @Test
     void cutsAPingPongOutOfItsSamples(@TempDir Path dir) throws IOException {
         // C: found where its client spins (800 samples a second from 10 s); Java: where jrdma perf says, on
         // CLOCK_MONOTONIC, which its samples' times are on: only the second half of its spinning samples.
