@@ -2,7 +2,7 @@
 # What the measuring scripts (scripts/bench, bench-blocks, bench-nio, bench-endpoint, profile) share: their common
 # options, the lines of env.txt that describe the host and the guest, the order of turns, and the boot of the one VM
 # they measure in. The including script sets root and defines usage; the variables set here are its own (hence
-# SC2034 off). Sourcing this also brings tool_copy and report (tool-copy.sh) and the listener waits
+# SC2034 off). Sourcing this also brings tool_copy, netty_copy and report (tool-copy.sh) and the listener waits
 # (await-listener.sh).
 
 # shellcheck source=tool-copy.sh

@@ -20,6 +20,17 @@ tool_copy() {
   cp -r "$root/tool/target/jrdma-tool.jar" "$root/tool/target/lib" "$RESULTS_DIR/tool/"
 }
 
+# netty_copy ROOT RESULTS: copies NettyPerf, benchmarks/' classes, and their runtime classpath (Netty 4.2 and its
+# epoll library, jrdma-netty, jrdma-nio, and the tool, whose statistics it reports through) to RESULTS/netty, as
+# tool_copy the tool (which builds benchmarks/).
+netty_copy() {
+  local root=$1 results=$2
+  rm -rf "$results/netty"
+  mkdir -p "$results/netty/lib"
+  cp -r "$root/benchmarks/target/classes" "$results/netty/"
+  tr ':' '\n' <"$root/benchmarks/target/jmh-classpath.txt" | grep '\.jar$' | xargs -r -I{} cp {} "$results/netty/lib/"
+}
+
 # report ROOT CLASS ARGS...: runs the report generator io.jrdma.benchmarks.report.CLASS of benchmarks/ as built.
 report() {
   local root=$1 class=$2

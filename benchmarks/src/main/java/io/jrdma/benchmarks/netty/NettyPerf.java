@@ -252,13 +252,17 @@ public final class NettyPerf {
             }
             JitQuiet.await();
             long[] stamps = plan.kind().latency() ? new long[n] : null;
+            long runStart = System.nanoTime();
             long nanos = run.run(size, n, stamps);
+            long runEnd = System.nanoTime();
             // An echo's latency is one way, half its round trip; a gRPC call's is the whole call.
             String row = plan.kind().latency()
                     ? LatencyStatistics.ofStamps(stamps, n, plan.kind() == Kind.LAT ? 2 : 1).jsonFields()
                     : BandwidthStatistics.ofTotal((long) size * n, n, nanos, 0).jsonFields(false);
-            rows.add(String.format(Locale.ROOT, "{\"bytes\":%d,\"iterations\":%d,\"warmup_iterations\":%d%s}",
-                    size, n, w, row));
+            // Where the run began and ended on CLOCK_MONOTONIC (System.nanoTime's on Linux), as jrdma perf says it,
+            // so that scripts/profile finds it among a profiler's samples.
+            rows.add(String.format(Locale.ROOT, "{\"bytes\":%d,\"iterations\":%d,\"warmup_iterations\":%d%s,"
+                    + "\"run_monotonic_ns\":[%d,%d]}", size, n, w, row, runStart, runEnd));
         }
         return rows;
     }

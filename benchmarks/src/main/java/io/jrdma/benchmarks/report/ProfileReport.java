@@ -19,10 +19,10 @@ import java.util.stream.Stream;
 /**
  * Turns the results directory of {@code scripts/profile} into {@code profile-TEST.md}: where the clients of a jrdma tool
  * and its C counterpart spend their measured runs of one test (read-lat, write-lat, send-lat, write-bw, send-bw,
- * rstream-lat, endpoint-lat or endpoint-rate) on the same device. The directory
+ * rstream-lat, endpoint-lat, endpoint-rate or netty-lat) on the same device. The directory
  * holds {@code env.txt} ({@code key=value} lines; {@code iterations} and {@code frequency} are required, {@code test}
  * is read-lat where absent) and, per round R, {@code round-R/c.txt} (perftest's output), {@code round-R/java.json}
- * ({@code jrdma perf --json} or {@code jrdma endpoint-perf --json}) and {@code round-R/SIDE.client.perf.txt} / {@code SIDE.server.perf.txt}
+ * ({@code jrdma perf --json}, {@code jrdma endpoint-perf --json} or NettyPerf's JSON) and {@code round-R/SIDE.client.perf.txt} / {@code SIDE.server.perf.txt}
  * ({@code perf script} of each process).
  *
  * <pre>{@code
@@ -52,6 +52,8 @@ public final class ProfileReport {
         ENDPOINT_LAT("endpoint-lat", "send", "round trip", "Typical µs", "Median typical latency", "µs"),
         /** jrdma-endpoint's pipelined messages against perftest's ib_send_bw, the same number in flight. */
         ENDPOINT_RATE("endpoint-rate", "send", "message", "MB/s", "Median bandwidth", "MB/s"),
+        /** jrdma-netty's echo ping-pong (NettyPerf lat, in a Netty pipeline) against perftest's ib_send_lat. */
+        NETTY_LAT("netty-lat", "send", "round trip", "Typical µs", "Median typical latency", "µs"),
         /** rstream's test over rsockets, one transfer each way an iteration: two transfers an iteration. */
         RSTREAM_LAT("rstream-lat", "transfer", "transfer", "µs per transfer", "Median µs per transfer (rstream's "
                 + "usec/xfer)", "µs");
@@ -84,13 +86,14 @@ public final class ProfileReport {
 
         /** Whether each side answers the other's message: both busy-poll in user space, neither loop is in the kernel. */
         boolean pingPong() {
-            return this == WRITE_LAT || this == SEND_LAT || this == RSTREAM_LAT || this == ENDPOINT_LAT;
+            return this == WRITE_LAT || this == SEND_LAT || this == RSTREAM_LAT || this == ENDPOINT_LAT
+                    || this == NETTY_LAT;
         }
 
         String cTool() {
             return switch (this) {
                 case RSTREAM_LAT -> "rstream";
-                case ENDPOINT_LAT -> "ib_send_lat";
+                case ENDPOINT_LAT, NETTY_LAT -> "ib_send_lat";
                 case ENDPOINT_RATE -> "ib_send_bw";
                 default -> "ib_" + id.replace('-', '_');
             };
@@ -100,6 +103,7 @@ public final class ProfileReport {
             return switch (this) {
                 case RSTREAM_LAT -> "jrdma rstream";
                 case ENDPOINT_LAT, ENDPOINT_RATE -> "jrdma endpoint-perf";
+                case NETTY_LAT -> "jrdma-netty's echo (NettyPerf lat)";
                 default -> "jrdma perf";
             };
         }

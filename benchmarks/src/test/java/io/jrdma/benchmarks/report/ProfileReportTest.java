@@ -3,6 +3,8 @@ package io.jrdma.benchmarks.report;
 import io.jrdma.benchmarks.report.CpuSample.Kind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -153,15 +155,23 @@ class ProfileReportTest {
                 ProfileReport.pageName(Map.of("test", "endpoint-rate", "depth", "1", "size", "4096")));
     }
 
-    @Test
-    void cutsAPingPongOutOfItsSamples(@TempDir Path dir) throws IOException {
-        // C: found where its client spins (800 samples a second from 10 s); Java: where jrdma perf says, on
+    /** jrdma perf's JSON, and NettyPerf's: the test's object around its rows; each says where its run was. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+            write-lat | jrdma perf and ib_write_lat | {"results":[{"bytes":2,"t_typical_usec":11.2,\
+            "run_monotonic_ns":[10500000000,11000000000]}]}
+            netty-lat | jrdma-netty's echo (NettyPerf lat) and ib_send_lat | {"test":"netty-rdma-lat",\
+            "transport":"rdma","depth":1,"warmup":500,"warmup_seconds":20,"results":[{"bytes":2,\
+            "iterations":1000,"warmup_iterations":500,"t_typical_usec":11.2,"t_min_usec":9.1,\
+            "run_monotonic_ns":[10500000000,11000000000]}]}
+            """)
+    void cutsAPingPongOutOfItsSamples(String test, String tools, String json, @TempDir Path dir) throws IOException {
+        // C: found where its client spins (800 samples a second from 10 s); Java: where the Java tool says, on
         // CLOCK_MONOTONIC, which its samples' times are on: only the second half of its spinning samples.
-        results(dir, "date=2026-11-24\ntest=write-lat\nsize=2\niterations=1000\nwarmup=500\nfrequency=1000\n", """
+        results(dir, "date=2026-11-24\ntest=" + test + "\nsize=2\niterations=1000\nwarmup=500\nfrequency=1000\n", """
                  #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]
                  2       1000          9.80           205.85       10.50    	       11.04       	 1.06
-                """, "{\"results\":[{\"bytes\":2,\"t_typical_usec\":11.2,\"run_monotonic_ns\":[10500000000,11000000000]}]}",
-                script("ib_write_lat", "run_iter_lat_write", "/usr/bin/ib_write_lat", 1.0),
+                """, json, script("ib_write_lat", "run_iter_lat_write", "/usr/bin/ib_write_lat", 1.0),
                 script("java", "void io.jrdma.tool.perf.PerfSession$RoundTrips.step()", "/usr/lib/jvm/libjvm.so", 1.0));
         List<RunProfile> runs = ProfileReport.collect(dir, BenchReport.environment(
                 Files.readString(dir.resolve("env.txt"))));
@@ -172,7 +182,7 @@ class ProfileReportTest {
         assertEquals(400, runs.get(1).client().size(), 1);
         String md = ProfileReport.markdown(BenchReport.environment(Files.readString(dir.resolve("env.txt"))), runs);
         assertContains(md,
-                "# Where a round trip's time goes: jrdma perf and ib_write_lat under perf",
+                "# Where a round trip's time goes: " + tools + " under perf",
                 "`run_monotonic_ns`",
                 "on a CPU at least 80% of the time",
                 "| C 1 | 10.50 | 1.0 | 800.0 |",
