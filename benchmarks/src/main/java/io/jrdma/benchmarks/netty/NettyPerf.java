@@ -239,7 +239,7 @@ public final class NettyPerf {
             for (int size : options.sizes().keySet()) {
                 long start = System.nanoTime();
                 do {
-                    run.run(size, options.warmup(size), null);
+                    run.run(size, options.warmup(size), stamps(plan, options.warmup(size)));
                 } while (System.nanoTime() - start < plan.warmupNanos());
             }
         }
@@ -248,10 +248,10 @@ public final class NettyPerf {
             int n = e.getValue();
             int w = options.warmup() == 0 ? 0 : options.warmup(size);
             if (w > 0) {
-                run.run(size, w, null);
+                run.run(size, w, stamps(plan, w));
             }
             JitQuiet.await();
-            long[] stamps = plan.kind().latency() ? new long[n] : null;
+            long[] stamps = stamps(plan, n);
             long runStart = System.nanoTime();
             long nanos = run.run(size, n, stamps);
             long runEnd = System.nanoTime();
@@ -265,6 +265,15 @@ public final class NettyPerf {
                     + "\"run_monotonic_ns\":[%d,%d]}", size, n, w, row, runStart, runEnd));
         }
         return rows;
+    }
+
+    /**
+     * Where a latency run of {@code n} writes its stamps, or null. Warm-ups stamp too, into arrays of their own, so
+     * that the timed run runs the code they warmed up: without, the stamp's store is a branch no warm-up took, which
+     * the JIT may leave out of the client's read path and then has to compile again once the timed run takes it.
+     */
+    private static long[] stamps(Plan plan, int n) {
+        return plan.kind().latency() ? new long[n] : null;
     }
 
     private static void print(Plan plan, List<String> rows) {
