@@ -237,9 +237,11 @@ public final class NettyPerf {
         PeerOptions options = plan.options();
         if (options.warmup() > 0 && plan.warmupNanos() > 0) {
             for (int size : options.sizes().keySet()) {
+                int w = options.warmup(size);
+                long[] stamps = stamps(plan, w);
                 long start = System.nanoTime();
                 do {
-                    run.run(size, options.warmup(size), stamps(plan, options.warmup(size)));
+                    run.run(size, w, stamps);
                 } while (System.nanoTime() - start < plan.warmupNanos());
             }
         }

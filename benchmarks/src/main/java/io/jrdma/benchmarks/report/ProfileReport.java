@@ -22,8 +22,8 @@ import java.util.stream.Stream;
  * rstream-lat, endpoint-lat, endpoint-rate or netty-lat) on the same device. The directory
  * holds {@code env.txt} ({@code key=value} lines; {@code iterations} and {@code frequency} are required, {@code test}
  * is read-lat where absent) and, per round R, {@code round-R/c.txt} (perftest's output), {@code round-R/java.json}
- * ({@code jrdma perf --json}, {@code jrdma endpoint-perf --json} or NettyPerf's JSON) and {@code round-R/SIDE.client.perf.txt} / {@code SIDE.server.perf.txt}
- * ({@code perf script} of each process).
+ * ({@code jrdma perf --json}, {@code jrdma endpoint-perf --json} or NettyPerf's JSON) and
+ * {@code round-R/SIDE.client.perf.txt} / {@code SIDE.server.perf.txt} ({@code perf script} of each process).
  *
  * <pre>{@code
  * java -cp "benchmarks/target/classes:$(cat benchmarks/target/jmh-classpath.txt)" \
