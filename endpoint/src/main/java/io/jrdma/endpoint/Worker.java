@@ -1,5 +1,6 @@
 package io.jrdma.endpoint;
 
+import io.jrdma.endpoint.internal.IdleSpin;
 import io.jrdma.ibverbs.Access;
 import io.jrdma.ibverbs.CompletionChannel;
 import io.jrdma.ibverbs.CompletionQueue;
@@ -343,19 +344,13 @@ public final class Worker implements AutoCloseable {
     }
 
     private void run() {
-        long spin = options.spin().toNanos();
-        long lastWork = System.nanoTime();
+        IdleSpin spin = new IdleSpin(options.spin());
         try {
             while (!closeRequested) {
-                if (progress() > 0) {
-                    // Not the worker's clock, which is read only when the CM events are looked at: the spin counts
-                    // from this work.
-                    lastWork = System.nanoTime();
-                } else if (System.nanoTime() - lastWork < spin) {
+                int work = spin.spun() ? await(IDLE_WAIT) : progress();
+                spin.ran(work > 0);
+                if (work == 0) {
                     Thread.onSpinWait();
-                } else {
-                    await(IDLE_WAIT);
-                    lastWork = System.nanoTime();
                 }
             }
         } catch (IOException | RuntimeException e) {

@@ -2,6 +2,7 @@ package io.jrdma.netty;
 
 import io.jrdma.endpoint.Worker;
 import io.jrdma.endpoint.WorkerOptions;
+import io.jrdma.endpoint.internal.IdleSpin;
 import io.jrdma.ibverbs.RdmaException;
 import io.netty.channel.ChannelException;
 import io.netty.channel.IoHandle;
@@ -35,23 +36,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class RdmaIoHandler implements IoHandler {
     /** Progress rounds per run while there is work: each polls a batch of completions and runs the worker's tasks. */
     private static final int ROUNDS = 16;
-    /**
-     * Idle runs per look at the clock: a busy-polling loop spends most of its runs finding nothing, and a clock read
-     * in each was a tenth of such a run's time on Soft-RoCE's emulated CPU.
-     */
-    private static final int CLOCK_EVERY = 8;
 
     private final InetAddress address;
     private final WorkerOptions options;
     private final ThreadAwareExecutor executor;
-    private final long spinNanos;
-    /** Runs in a row that found no work. */
-    private int idleRuns;
-    /**
-     * When the clock was first read in the current idle stretch ({@link #CLOCK_EVERY} runs into it): the loop
-     * busy-polls until {@link #spinNanos} later before it may block.
-     */
-    private long idleSince;
+    /** When the loop has found nothing for its spin time and may block. */
+    private final IdleSpin spin;
     /** Whether the loop's thread blocks or is about to: only then does another thread's wakeup write the eventfd. */
     private final AtomicBoolean blocking = new AtomicBoolean();
     private final List<RdmaRegistration> registrations = new ArrayList<>();
@@ -64,7 +54,7 @@ public final class RdmaIoHandler implements IoHandler {
         this.address = address;
         this.options = options;
         this.executor = executor;
-        this.spinNanos = options.spin().toNanos();
+        this.spin = new IdleSpin(options.spin());
     }
 
     /**
@@ -128,7 +118,7 @@ public final class RdmaIoHandler implements IoHandler {
         Worker w = worker;
         int work = 0;
         try {
-            if (spun()) {
+            if (spin.spun()) {
                 blocking.set(true);
                 // After the flag, so that a task added since Netty looked at its queue writes the eventfd.
                 if (readable.isEmpty() && context.canBlock()) {
@@ -145,28 +135,12 @@ public final class RdmaIoHandler implements IoHandler {
                     break;
                 }
             }
-            idleRuns = work > 0 ? 0 : idleRuns + 1;
+            spin.ran(work > 0);
         } catch (RdmaException e) {
             // The completion queue or the worker's wait failed: nothing on this loop can make progress any more.
             throw new ChannelException(w + " failed", e);
         }
         return work;
-    }
-
-    /** Whether the loop found no work for its spin time; it looks at the clock every {@link #CLOCK_EVERY} idle runs. */
-    private boolean spun() {
-        if (spinNanos == 0) {
-            return true;
-        }
-        if (idleRuns == 0 || idleRuns % CLOCK_EVERY != 0) {
-            return false;
-        }
-        long now = System.nanoTime();
-        if (idleRuns == CLOCK_EVERY) {
-            idleSince = now;
-            return false;
-        }
-        return now - idleSince >= spinNanos;
     }
 
     private void deliverReads() {
