@@ -1142,8 +1142,8 @@ public final class Endpoint implements AutoCloseable {
             closedByPeer = true;
             abortNow(new EndpointException(this + " was closed by its peer"));
         } else {
-            fail(new EndpointException(this + ": the peer disconnected with " + outstanding + " operation(s)"
-                    + (largeMessage ? " and a large message" : "") + " outstanding"));
+            fail(EndpointException.peerDisconnect(this + ": the peer disconnected with " + outstanding
+                    + " operation(s)" + (largeMessage ? " and a large message" : "") + " outstanding"));
         }
     }
 

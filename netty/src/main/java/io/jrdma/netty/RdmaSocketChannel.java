@@ -4,6 +4,7 @@ import io.jrdma.endpoint.Buffer;
 import io.jrdma.endpoint.BufferPool;
 import io.jrdma.endpoint.ConnectRequest;
 import io.jrdma.endpoint.Endpoint;
+import io.jrdma.endpoint.EndpointException;
 import io.jrdma.endpoint.EndpointHandler;
 import io.jrdma.endpoint.OperationHandler;
 import io.jrdma.endpoint.ReceivedMessage;
@@ -756,8 +757,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
         /**
          * The peer disconnected in order, the endpoint broke, or this side closed it. An orderly disconnect is the
-         * end of the stream, which the reads reach after what arrived before, as a FIN. A failure is an
-         * exceptionCaught, as a reset is: what was asked for is read, the rest dropped, and the channel closes.
+         * end of the stream, which the reads reach after what arrived before, as a FIN; so is one that found writes
+         * of this channel unacknowledged (a write's promise completes when it is posted, as a socket's when the kernel
+         * has its bytes, and a socket whose peer closes with data on the way learns of it only by a reset that comes
+         * after the FIN, if it is still open). A failure is an exceptionCaught, as a reset is: what was asked for is
+         * read, the rest dropped, and the channel closes.
          */
         @Override
         public void onClosed(Endpoint ep) {
@@ -765,7 +769,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 return;
             }
             disconnected = true;
-            if (broken == null) {
+            if (broken == null || broken instanceof EndpointException e && e.isPeerDisconnect()) {
                 reads.end();
                 return;
             }
