@@ -31,7 +31,7 @@ class RdmaSocketGatheringWriteDeviceTest extends SocketGatheringWriteTest implem
      */
     @Test
     @DisabledIf(value = "io.jrdma.netty.testsuite.EmulatedCpu#detected",
-            disabledReason = "50 MiB in a fixed 60 s does not finish on an emulated CPU; testGatheringWrite runs it with 1 MiB")
+            disabledReason = "50 MiB in a fixed 60 s does not finish on an emulated CPU; testGatheringWrite runs 1 MiB")
     @Override
     public void testGatheringWriteBig(TestInfo testInfo) throws Throwable {
         super.testGatheringWriteBig(testInfo);

@@ -16,7 +16,7 @@ import java.util.List;
  * there they say nothing about this transport.
  */
 @DisabledIf(value = "io.jrdma.netty.testsuite.EmulatedCpu#detected",
-        disabledReason = "wall-clock intervals an emulated CPU does not keep; Netty's NIO transport fails them there too")
+        disabledReason = "wall-clock intervals an emulated CPU does not keep; Netty's NIO fails them there too")
 class RdmaTrafficShapingHandlerDeviceTest extends TrafficShapingHandlerTest implements OverRdma {
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
