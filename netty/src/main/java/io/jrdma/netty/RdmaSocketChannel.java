@@ -84,6 +84,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     static final int LARGE_IN_FLIGHT = 4;
 
     private final Gather gather = new Gather();
+    private final Copy copy = new Copy();
     private final LargeSent largeSent = new LargeSent();
     /** Large messages posted and not yet complete; on the loop. */
     private int largeInFlight;
@@ -425,25 +426,23 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 in.remove();   // an empty buffer
                 continue;
             }
-            ByteBuffer[] buffers = in.nioBuffers(1024, LARGE_MESSAGE);
-            int count = in.nioBufferCount();
-            RegisteredByteBuf.Storage registered = registered(first, buffers[0]);
             int length;
+            RegisteredByteBuf r = inPlace(first);
+            ByteBuffer view = r == null ? null : first.internalNioBuffer(first.readerIndex(), first.readableBytes());
+            RegisteredByteBuf.Storage registered = r == null ? null : r.registeredIn(pool(), view);
             if (registered != null) {
-                length = messageLength(buffers[0].remaining(), small);
-                if (length < 0 || !postInPlace(registered, buffers[0], length)) {
+                length = messageLength(view.remaining(), small);
+                if (length < 0 || !postInPlace(registered, view, length)) {
                     return;
                 }
             } else {
                 gather.bytes = 0;
-                gather.max = LARGE_MESSAGE;
                 in.forEachFlushedMessage(gather);
-                length = messageLength(Math.min(in.nioBufferSize(), gather.bytes), small);
-                if (length < 0 || !postCopy(buffers, count, length)) {
+                length = messageLength(Math.min(gather.bytes, LARGE_MESSAGE), small);
+                if (length < 0 || !postCopy(in, length)) {
                     return;
                 }
             }
-            consumed(buffers, count, length);
             in.removeBytes(length);
         }
     }
@@ -469,15 +468,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * The pooled memory {@code view} (the NIO view of what is left of {@code buffer}) lies in, if the buffer is
-     * to be sent in place ({@link #inPlace}); else null.
-     */
-    private RegisteredByteBuf.Storage registered(ByteBuf buffer, ByteBuffer view) {
-        RegisteredByteBuf r = inPlace(buffer);
-        return r == null ? null : r.registeredIn(pool(), view);
-    }
-
-    /**
      * The registered buffer {@code buffer} is or wraps if it is this loop's memory with enough left to be worth a
      * message of its own; else null.
      */
@@ -499,7 +489,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
      */
     private final class Gather implements ChannelOutboundBuffer.MessageProcessor {
         long bytes;
-        int max;
 
         @Override
         public boolean processMessage(Object msg) {
@@ -508,7 +497,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 return false;
             }
             bytes += b.readableBytes();
-            return bytes < max;
+            return bytes < LARGE_MESSAGE;
         }
     }
 
@@ -534,20 +523,16 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         return posted;
     }
 
-    /** Copies {@code length} bytes of the gathered views into a pooled buffer and posts it. */
-    private boolean postCopy(ByteBuffer[] buffers, int count, int length) throws Exception {
+    /** Copies the first {@code length} flushed bytes into a pooled buffer and posts it. */
+    private boolean postCopy(ChannelOutboundBuffer in, int length) throws Exception {
         Buffer message = pool().allocate(length);
-        long copied = 0;
-        for (int i = 0; i < count && copied < length; i++) {
-            MemorySegment src = MemorySegment.ofBuffer(buffers[i]);
-            long n = Math.min(src.byteSize(), length - copied);
-            MemorySegment.copy(src, 0, message.segment(), copied, n);
-            copied += n;
-        }
         boolean posted = false;
         try {
+            copy.into(message.segment(), length);
+            in.forEachFlushedMessage(copy);
             posted = post(message.region(), message.offset(), length, message);
         } finally {
+            copy.into(null, 0);
             if (!posted) {
                 message.close();
             }
@@ -556,14 +541,40 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * Moves the positions of the outbound buffer's NIO views past what was sent, as a gathering write would: it
-     * keeps the view of a buffer sent in part and gives it out again, position and all, at the next flush.
+     * Copies flushed buffers from their reader index until the message is full, each with one memory copy and as
+     * few objects as the buffer allows. The outbound buffer's own NIO views ({@code nioBuffers}) are not used: it makes
+     * one for every flushed buffer (two objects for a slice or a duplicate, what a handler that writes the same
+     * payload again writes) and caches them, with positions a gathering write would have to move on.
      */
-    private static void consumed(ByteBuffer[] buffers, int count, long length) {
-        for (int i = 0; i < count && length > 0; i++) {
-            int n = (int) Math.min(buffers[i].remaining(), length);
-            buffers[i].position(buffers[i].position() + n);
-            length -= n;
+    private static final class Copy implements ChannelOutboundBuffer.MessageProcessor {
+        private MemorySegment to;
+        private int length;
+        private int copied;
+        /** A view of the message for the buffers copied with {@code getBytes}; made at the first, once a message. */
+        private ByteBuffer view;
+
+        void into(MemorySegment message, int bytes) {
+            to = message;
+            length = bytes;
+            copied = 0;
+            view = null;
+        }
+
+        @Override
+        public boolean processMessage(Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            int n = Math.min(b.readableBytes(), length - copied);
+            if (b.unwrap() == null && b.nioBufferCount() == 1) {
+                // A buffer over memory of its own keeps one NIO view, which it hands out again at no cost.
+                MemorySegment.copy(MemorySegment.ofBuffer(b.internalNioBuffer(b.readerIndex(), n)), 0, to, copied, n);
+            } else {
+                if (view == null) {
+                    view = to.asSlice(0, length).asByteBuffer();
+                }
+                b.getBytes(b.readerIndex(), view.limit(copied + n).position(copied));
+            }
+            copied += n;
+            return copied < length;
         }
     }
 

@@ -34,7 +34,7 @@ final class ReceivedByteBuf extends UnpooledDirectByteBuf {
 
     /** Takes over {@code message}; counted in {@code held} from {@link #hold()} until released. */
     ReceivedByteBuf(ByteBufAllocator alloc, ReceivedMessage message, AtomicInteger held) {
-        super(alloc, message.segment().asSlice(0, message.length()).asByteBuffer(), message.length());
+        super(alloc, message.segment().asByteBuffer().limit(message.length()), message.length());
         this.message = message;
         this.held = held;
         this.leak = LEAKS.track(this);
