@@ -93,10 +93,14 @@ final class SideBySide<I extends Enum<I>> {
 
     /**
      * A table of {@code kind}: a row per size, a column per one of {@code columns}, then one per ratio (each pair
-     * {@code [numerator, denominator]}, headed by {@code ratioHeads}).
+     * {@code [numerator, denominator]}, headed by {@code ratioHeads}). None if no run measured {@code kind}: a run of
+     * some of a script's tests has no page section for the others.
      */
     void table(StringBuilder md, String title, String kind, ToDoubleFunction<Measurement> metric, String format,
                List<I> columns, List<List<I>> ratios, List<String> ratioHeads) {
+        if (runs.getOrDefault(kind, Map.of()).isEmpty()) {
+            return;
+        }
         md.append("\n## ").append(title).append("\n\n| Size");
         columns.forEach(i -> md.append(" | ").append(label.apply(i)));
         ratioHeads.forEach(h -> md.append(" | ").append(h));

@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class NettyReportTest {
@@ -89,5 +90,20 @@ class NettyReportTest {
         assertTrue(md.contains("| left out (no result) | round-3/epoll_lat_all.json |"), md);
         BufferedImage picture = report.draw();
         assertEquals(2 * 560, picture.getWidth(), "latency and message rate side by side");
+    }
+
+    @Test
+    void aRunOfSomeTestsHasSectionsForThoseOnly(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("env.txt"), "rounds=1\ntests=lat\n");
+        Path round = Files.createDirectories(dir.resolve("round-1"));
+        Files.writeString(round.resolve("perf_lat_all.json"), lat(10, 12));
+        Files.writeString(round.resolve("rdma_lat_all.json"), lat(12, 15));
+        String md = NettyReport.read(dir).markdown(Map.of("rounds", "1", "tests", "lat"));
+        assertTrue(md.contains("| 64 B | 10.00 | 12.00 | - | - | - | 1.20 | - |"), md);
+        assertTrue(md.contains("## Echo typical latency"), md);
+        for (String absent : new String[] {"## Pipelined echo", "## Streaming", "## HTTP", "## gRPC"}) {
+            assertFalse(md.contains(absent), absent + " in\n" + md);
+        }
+        assertEquals(2 * 560, NettyReport.read(dir).draw().getWidth(), "the picture's panels are drawn empty");
     }
 }
