@@ -428,8 +428,12 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             }
             int length;
             RegisteredByteBuf r = inPlace(first);
-            ByteBuffer view = r == null ? null : first.internalNioBuffer(first.readerIndex(), first.readableBytes());
-            RegisteredByteBuf.Storage registered = r == null ? null : r.registeredIn(pool(), view);
+            ByteBuffer view = null;
+            RegisteredByteBuf.Storage registered = null;
+            if (r != null) {
+                view = first.internalNioBuffer(first.readerIndex(), first.readableBytes());
+                registered = r.registeredIn(pool(), view);
+            }
             if (registered != null) {
                 length = messageLength(view.remaining(), small);
                 if (length < 0 || !postInPlace(registered, view, length)) {

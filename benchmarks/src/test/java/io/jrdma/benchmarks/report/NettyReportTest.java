@@ -98,12 +98,13 @@ class NettyReportTest {
         Path round = Files.createDirectories(dir.resolve("round-1"));
         Files.writeString(round.resolve("perf_lat_all.json"), lat(10, 12));
         Files.writeString(round.resolve("rdma_lat_all.json"), lat(12, 15));
-        String md = NettyReport.read(dir).markdown(Map.of("rounds", "1", "tests", "lat"));
+        NettyReport report = NettyReport.read(dir);
+        String md = report.markdown(Map.of("rounds", "1", "tests", "lat"));
         assertTrue(md.contains("| 64 B | 10.00 | 12.00 | - | - | - | 1.20 | - |"), md);
         assertTrue(md.contains("## Echo typical latency"), md);
         for (String absent : new String[] {"## Pipelined echo", "## Streaming", "## HTTP", "## gRPC"}) {
             assertFalse(md.contains(absent), absent + " in\n" + md);
         }
-        assertEquals(2 * 560, NettyReport.read(dir).draw().getWidth(), "the picture's panels are drawn empty");
+        assertEquals(2 * 560, report.draw().getWidth(), "the picture's panels are drawn empty");
     }
 }
