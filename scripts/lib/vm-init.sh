@@ -234,6 +234,12 @@ stage2() {
 	env "$@" </dev/null >"$out" 2>"$err"
 	status=$?
 	log "stage 2: the command exited $status"
+	# The host sees only the status: a command killed by a signal says which, and an out-of-memory kill in the
+	# guest is shown as the kernel told it (its console is quiet and not kept).
+	if [ "$status" -gt 128 ]; then
+		echo "softroce-vm(guest): the command was killed by signal $((status - 128))" >"$err"
+	fi
+	dmesg | grep -iE 'invoked oom-killer|out of memory|oom-kill:|killed process' >"$err"
 	[ "$DOCKER" = true ] && stop_dockerd
 	# Written then renamed so the host never reads a half-written status.
 	echo "$status" >"$RUN_DIR/status.tmp" && mv "$RUN_DIR/status.tmp" "$RUN_DIR/status"
