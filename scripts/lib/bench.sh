@@ -129,21 +129,31 @@ rstream_commands() {
   rstream_server+=(-b "$server_ip")
 }
 
+# The longest one process of a run may take, in seconds.
+bench_run_secs=900
+
+# bench_alone NAME WHAT OUT COMMAND...: runs COMMAND pinned to $client_cpu (stdout to OUT, stderr to OUT.err) for at
+# most $bench_run_secs; a failure is told on stderr as NAME: WHAT.
+bench_alone() {
+  local name=$1 what=$2 out=$3
+  shift 3
+  timeout "$bench_run_secs" taskset -c "$client_cpu" "$@" >"$out" 2>"$out.err" || echo "$name: $what failed (exit $?)" >&2
+}
+
 # bench_pair NAME WHAT OUT SERVER-COMMAND... -- CLIENT-COMMAND...: runs the server pinned to $server_cpu (output to
 # OUT.server), waits for it to listen on $port (a TCP socket or an RDMA CM id), then the client pinned to
-# $client_cpu (stdout to OUT, stderr to OUT.err), each for at most 900 s; a failure is told on stderr as NAME: WHAT.
+# $client_cpu (bench_alone), each for at most $bench_run_secs; a failure is told on stderr as NAME: WHAT.
 bench_pair() {
-  local name=$1 what=$2 out=$3 limit=900
+  local name=$1 what=$2 out=$3
   shift 3
   local -a server=() client=()
   while [ "$1" != -- ]; do server+=("$1"); shift; done
   shift
   client=("$@")
-  timeout "$limit" taskset -c "$server_cpu" "${server[@]}" >"$out.server" 2>&1 &
+  timeout "$bench_run_secs" taskset -c "$server_cpu" "${server[@]}" >"$out.server" 2>&1 &
   local spid=$!
   if await_any_listener "$port"; then
-    timeout "$limit" taskset -c "$client_cpu" "${client[@]}" >"$out" 2>"$out.err" \
-      || echo "$name: $what failed (exit $?)" >&2
+    bench_alone "$name" "$what" "$out" "${client[@]}"
   else
     echo "$name: $what: the server did not listen" >&2
   fi

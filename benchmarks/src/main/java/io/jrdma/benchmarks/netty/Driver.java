@@ -44,9 +44,14 @@ final class Driver extends ChannelInboundHandlerAdapter {
      * @return the run's time in nanoseconds
      */
     long run(Channel channel, int size, int n, long[] stamps) throws Exception {
+        return begin(channel, size, n, stamps).get(30, TimeUnit.MINUTES);
+    }
+
+    /** Hands the start of a run to the channel's loop; the run's time in nanoseconds completes what it returns. */
+    CompletableFuture<Long> begin(Channel channel, int size, int n, long[] stamps) {
         CompletableFuture<Long> run = new CompletableFuture<>();
         channel.eventLoop().execute(() -> start(size, n, stamps, run));
-        return run.get(30, TimeUnit.MINUTES);
+        return run;
     }
 
     private void start(int bytes, int count, long[] times, CompletableFuture<Long> run) {

@@ -96,7 +96,7 @@ public final class NettyPerf {
     /**
      * Runs one side.
      *
-     * @param args {@code lat|rate|stream|http|grpc --transport rdma|nio-rdma|nio|epoll (--bind ADDRESS | --server ADDRESS)
+     * @param args {@code lat|rate|stream|http|grpc --transport rdma|nio-rdma|nio|epoll|pipeline (--bind ADDRESS | --server ADDRESS)
      *             [--port N] [--sizes SIZE:ITERS,...] [--warmup N] [--warmup-seconds S] [--depth N]}
      * @throws Exception when the transport fails or the arguments are wrong
      */
@@ -110,7 +110,7 @@ public final class NettyPerf {
             default -> null;
         };
         if (kind == null) {
-            throw new IllegalArgumentException("usage: NettyPerf lat|rate|stream|http|grpc --transport rdma|nio-rdma|nio|epoll "
+            throw new IllegalArgumentException("usage: NettyPerf lat|rate|stream|http|grpc --transport rdma|nio-rdma|nio|epoll|pipeline "
                     + "(--bind ADDRESS | --server ADDRESS) [--port N] [--sizes SIZE:ITERS,...] [--warmup N] "
                     + "[--warmup-seconds S] [--depth N]");
         }
@@ -122,11 +122,22 @@ public final class NettyPerf {
         if (transport[0] == null) {
             throw new IllegalArgumentException("give --transport");
         }
+        if (transport[0] == PerfTransport.PIPELINE && kind != Kind.LAT) {
+            throw new IllegalArgumentException("--transport pipeline runs lat only: its two sides share one thread, "
+                    + "so only a ping-pong, one side at a time, compares with the transports'");
+        }
         if (warmupSeconds[0] < 0 || (warmupSeconds[0] > 0 && kind == Kind.STREAM)) {
             throw new IllegalArgumentException("--warmup-seconds must be at least 0, and is not for stream "
                     + "(the stream's server counts the warm-up's bytes)");
         }
         Plan plan = new Plan(kind, transport[0], options, TimeUnit.SECONDS.toNanos(warmupSeconds[0]));
+        if (plan.transport() == PerfTransport.PIPELINE) {
+            PipelineFloor floor = new PipelineFloor(new Driver(plan), new Echo());
+            List<String> rows = measure(plan, floor::run);
+            floor.close();
+            print(plan, rows);
+            return;
+        }
         InetSocketAddress address = options.address();
         PerfTransport.Side side = plan.transport().side(address, !options.client());
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("netty-perf"),
@@ -325,7 +336,7 @@ public final class NettyPerf {
     }
 
     /** The server of {@code lat} and {@code rate}: every buffer back as it came, flushed once a read is done. */
-    private static final class Echo extends ChannelInboundHandlerAdapter {
+    static final class Echo extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ctx.write(msg);

@@ -29,7 +29,8 @@ import java.util.Arrays;
  * channel classes, and each at the lowest latency its transport offers a user: jrdma-netty's loop busy-polls its
  * worker (a spin longer than any pause of the test), epoll's loop busy-waits ({@link SelectStrategy#BUSY_WAIT}); NIO
  * has no busy mode and blocks in its selector, over the JDK's TCP as over jrdma-nio's rsockets (whose {@code rpoll}
- * spins a little before it blocks).
+ * spins a little before it blocks). A fifth is no transport at all: the floor under every one of them, Netty's own
+ * work for a message ({@link PipelineFloor}).
  */
 enum PerfTransport {
     /** jrdma-netty: {@link RdmaIoHandler}, {@link RdmaSocketChannel}. */
@@ -39,7 +40,9 @@ enum PerfTransport {
     /** Netty's NIO transport over the JDK's TCP. */
     NIO("nio"),
     /** Netty's epoll transport over the kernel's TCP. */
-    EPOLL("epoll");
+    EPOLL("epoll"),
+    /** No I/O: both pipelines in the client's JVM, on its thread ({@link PipelineFloor}). */
+    PIPELINE("pipeline");
 
     /**
      * jrdma-netty's options: the transport's defaults, busy-polling through every pause of a run unless the system
@@ -70,7 +73,8 @@ enum PerfTransport {
 
     static PerfTransport of(String key) {
         return Arrays.stream(values()).filter(t -> t.key.equals(key)).findFirst().orElseThrow(
-                () -> new IllegalArgumentException("--transport is rdma, nio-rdma, nio or epoll, not " + key));
+                () -> new IllegalArgumentException("--transport is rdma, nio-rdma, nio, epoll or pipeline, not "
+                        + key));
     }
 
     /** What one side needs: its loop's handler factory and the channel classes, for a server or a client. */
@@ -98,6 +102,8 @@ enum PerfTransport {
             case EPOLL -> new Side(EpollIoHandler.newFactory(0,
                     () -> (selectNow, hasTasks) -> hasTasks ? selectNow.get() : SelectStrategy.BUSY_WAIT),
                     EpollServerSocketChannel::new, EpollSocketChannel::new);
+            case PIPELINE -> throw new IllegalArgumentException("the pipeline floor has no event loop and no channel "
+                    + "classes: it runs on EmbeddedChannels");
         };
     }
 
