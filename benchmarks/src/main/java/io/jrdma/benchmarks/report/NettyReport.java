@@ -104,8 +104,8 @@ public final class NettyReport {
                 .append("- **Netty pipeline, no I/O**: the echo's two pipelines on two `EmbeddedChannel`s in one "
                         + "thread, each message handed across by hand: Netty's own work for a message (a read, its "
                         + "read-complete, a write and a flush on each side), which every transport's echo adds to "
-                        + "its wire. Its share of `jrdma perf`'s latency is what is left of the target's 0.25 for "
-                        + "the transport itself.\n\n")
+                        + "its wire. Its share of `jrdma perf`'s latency is the part of the target's 0.25 that "
+                        + "Netty itself takes; the transport's own path has the rest.\n\n")
                 .append("Latency is one way, half the round trip of an echo ping-pong, in µs: *least* is the "
                         + "fastest round trip, *typical* the median (rstream reports only its mean per transfer, "
                         + "shown as typical). The message rate is a pipelined echo with 128 messages out, messages "
