@@ -19,6 +19,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
@@ -341,6 +342,49 @@ class NettyEchoDeviceTest {
             assertEquals(writer.finished.get(WAIT_SECONDS, TimeUnit.SECONDS),
                     reader.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertEquals(bytes, writer.sent);
+            client.close().sync();
+            server.close().sync();
+        }
+    }
+
+    /**
+     * A server reads a 16 KiB message a byte at a time, 16 bytes a read (1,024 reads), and hands its loop a task at
+     * the first byte: the task runs between two of those reads, not after the last.
+     */
+    @Test
+    void aChannelWithAReadBacklogLetsItsLoopRunTasksBetweenItsReads(Device device) throws Exception {
+        int bytes = 16 << 10;
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            CompletableFuture<Integer> taskRanAfter = new CompletableFuture<>();
+            CompletableFuture<Integer> allRead = new CompletableFuture<>();
+            ChannelInboundHandlerAdapter byteReader = new ChannelInboundHandlerAdapter() {
+                private int read;
+
+                @Override
+                public void handlerAdded(ChannelHandlerContext ctx) {
+                    ctx.channel().config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(1));
+                }
+
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ByteBuf b = (ByteBuf) msg;
+                    if (read == 0) {
+                        ctx.executor().execute(() -> taskRanAfter.complete(read));
+                    }
+                    read += b.readableBytes();
+                    b.release();
+                    if (read == bytes) {
+                        allRead.complete(read);
+                    }
+                }
+            };
+            Channel server = bed.serve(() -> new ChannelHandler[] {byteReader}, true);
+            Channel client = bed.connect(server, () -> new ChannelHandler[0]);
+            client.writeAndFlush(Unpooled.wrappedBuffer(randomBytes(new SplittableRandom(11), bytes))).sync();
+
+            assertEquals(bytes, allRead.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            int readBeforeTask = taskRanAfter.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertTrue(readBeforeTask < bytes, "the loop ran its task only after the channel's whole backlog");
             client.close().sync();
             server.close().sync();
         }
