@@ -137,7 +137,8 @@ bench_run_secs=900
 bench_alone() {
   local name=$1 what=$2 out=$3
   shift 3
-  timeout "$bench_run_secs" taskset -c "$client_cpu" "$@" >"$out" 2>"$out.err" || echo "$name: $what failed (exit $?)" >&2
+  timeout "$bench_run_secs" taskset -c "$client_cpu" "$@" >"$out" 2>"$out.err" \
+    || echo "$name: $what failed (exit $?)" >&2
 }
 
 # bench_pair NAME WHAT OUT SERVER-COMMAND... -- CLIENT-COMMAND...: runs the server pinned to $server_cpu (output to

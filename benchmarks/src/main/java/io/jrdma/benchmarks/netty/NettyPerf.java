@@ -132,10 +132,9 @@ public final class NettyPerf {
         }
         Plan plan = new Plan(kind, transport[0], options, TimeUnit.SECONDS.toNanos(warmupSeconds[0]));
         if (plan.transport() == PerfTransport.PIPELINE) {
-            PipelineFloor floor = new PipelineFloor(new Driver(plan), new Echo());
-            List<String> rows = measure(plan, floor::run);
-            floor.close();
-            print(plan, rows);
+            try (PipelineFloor floor = new PipelineFloor(new Driver(plan), new Echo())) {
+                print(plan, measure(plan, floor::run));
+            }
             return;
         }
         InetSocketAddress address = options.address();
