@@ -174,12 +174,18 @@ final class Transport {
         return failure("connect", errno);
     }
 
+    /** Shuts the socket down; an rsocket's wait for its peer is bounded ({@link ShutdownWatchdog}). */
     void shutdown(int fd, int how) throws IOException {
-        call("shutdown", (state, arena) -> (int) shutdown.invokeExact(state, fd, how));
+        call("shutdown", (state, arena) -> rdma
+                ? ShutdownWatchdog.run("shutdown", fd, () -> (int) shutdown.invokeExact(state, fd, how))
+                : (int) shutdown.invokeExact(state, fd, how));
     }
 
+    /** Closes the socket; an rsocket's wait for its peer is bounded ({@link ShutdownWatchdog}). */
     void close(int fd) throws IOException {
-        call("close", (state, arena) -> (int) close.invokeExact(state, fd));
+        call("close", (state, arena) -> rdma
+                ? ShutdownWatchdog.run("close", fd, () -> (int) close.invokeExact(state, fd))
+                : (int) close.invokeExact(state, fd));
     }
 
     /** Reads into {@code count} iovecs; the bytes read (0 at end of stream), or {@link #UNAVAILABLE}. */

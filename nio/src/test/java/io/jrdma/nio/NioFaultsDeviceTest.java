@@ -9,6 +9,10 @@ import org.junit.jupiter.api.Timeout;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -44,7 +48,7 @@ class NioFaultsDeviceTest {
     @Test
     void aClientKilledMidStreamEndsItsStreamOnTheServerWhoseSelectorGoesOn(Device device) throws Exception {
         DeviceSupport.withRdmaServer(device, (provider, server) -> {
-            String ip = ((InetSocketAddress) server.getLocalAddress()).getAddress().getHostAddress();
+            String ip = address(server);
             long descriptors = rdmaDescriptors();
             Process peer = startPeer("connect", ip, Integer.toString(((InetSocketAddress) server.getLocalAddress())
                     .getPort()));
@@ -60,7 +64,7 @@ class NioFaultsDeviceTest {
     @Test
     void aServerKilledMidStreamEndsItsStreamOnTheClientWhoseSelectorGoesOn(Device device) throws Exception {
         DeviceSupport.withRdmaServer(device, (provider, server) -> {
-            String ip = ((InetSocketAddress) server.getLocalAddress()).getAddress().getHostAddress();
+            String ip = address(server);
             long descriptors = rdmaDescriptors();
             Process peer = startPeer("serve", ip);
             try (SocketChannel stream = provider.openSocketChannel()) {
@@ -71,6 +75,65 @@ class NioFaultsDeviceTest {
             }
             assertEquals(descriptors, rdmaDescriptors(), "the connections' descriptors are closed");
         });
+    }
+
+    /**
+     * A connected rsocket whose peer process was killed, the connection manager's disconnect left unread: its close
+     * sends the connection's last message to a queue pair that is gone, which no one will acknowledge (Soft-RoCE
+     * retries it for ever). The close must end once {@link ShutdownWatchdog} stops its wait, and free the socket.
+     * The rsocket is connected in blocking mode, as a C program's would be, so that librdmacm's service thread does
+     * not read the disconnect for it: that is the one thing that, read first, would spare the close its wait.
+     */
+    @Test
+    void aCloseWhosePeerVanishedUnheardEndsAfterItsBound(Device device) throws Exception {
+        DeviceSupport.withRdmaServer(device, (provider, server) -> {
+            long descriptors = rdmaDescriptors();
+            String ip = address(server);
+            Process peer = startPeer("serve", ip);
+            int fd;
+            try {
+                fd = connectBlocking(new InetSocketAddress(ip, Integer.parseInt(awaitLine(peer, "listening "))));
+                awaitLine(peer, "streaming");
+            } finally {
+                peer.destroyForcibly();
+            }
+            assertTrue(peer.waitFor(60, TimeUnit.SECONDS));
+            CompletableFuture<Void> closed = new CompletableFuture<>();
+            long start = System.nanoTime();
+            Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    Transport.rdma().close(fd);
+                    closed.complete(null);
+                } catch (Throwable t) {
+                    closed.completeExceptionally(t);
+                }
+            });
+            // A close that never ends leaves its daemon thread behind, and the test fails here.
+            closed.get(ShutdownWatchdog.LIMIT_SECONDS + 120, TimeUnit.SECONDS);
+            System.out.printf("the close ended %.1f s after it began%n", (System.nanoTime() - start) / 1e9);
+            assertEquals(descriptors, rdmaDescriptors(), "the socket's descriptors are closed");
+        });
+    }
+
+    private static String address(ServerSocketChannel server) throws IOException {
+        return ((InetSocketAddress) server.getLocalAddress()).getAddress().getHostAddress();
+    }
+
+    /** A new rsocket connected to {@code remote} in blocking mode, with librdmacm's own calls. */
+    @SuppressWarnings("restricted")
+    private static int connectBlocking(InetSocketAddress remote) throws IOException {
+        SymbolLookup rdmacm = RdmaLibrary.lookup();
+        MethodHandle rsocket = Libc.downcall(rdmacm.findOrThrow("rsocket"), Libc.INT_3INT);
+        MethodHandle rconnect = Libc.downcall(rdmacm.findOrThrow("rconnect"), Libc.ADDRESS_IN);
+        try (Arena arena = Arena.ofConfined()) {
+            int fd = (int) rsocket.invokeExact(Libc.AF_INET, Libc.SOCK_STREAM, 0);
+            assertTrue(fd >= 0, "rsocket failed");
+            MemorySegment address = SocketAddresses.encode(remote, arena);
+            assertEquals(0, (int) rconnect.invokeExact(fd, address, (int) address.byteSize()), "rconnect failed");
+            return fd;
+        } catch (Throwable t) {
+            throw Transport.rethrown(t);
+        }
     }
 
     /**

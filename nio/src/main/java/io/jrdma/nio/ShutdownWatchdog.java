@@ -1,0 +1,223 @@
+package io.jrdma.nio;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Ends an rsocket's graceful shutdown that would wait for ever for its peer. {@code rshutdown}, and {@code rclose},
+ * which calls it on a connected rsocket, send the connection's last message and then sleep in a blocking read of
+ * the socket's completion channel until every message sent is acknowledged. A peer whose queue pair is gone or in
+ * error before it acknowledged never does: a process killed before the connection manager told this one, or, on
+ * Soft-RoCE, a peer that takes the last message and tears its queue pair down before its driver sent the
+ * acknowledgement. rsockets asks for a transport retry count of 7, which hardware takes as seven retries and then
+ * fails the send, but Soft-RoCE as "retry for ever": the read never returns, and with it neither does the close.
+ *
+ * <p>So a shutdown or close still running after {@link #LIMIT_SECONDS} seconds has that read interrupted: its
+ * thread gets the JDK's own I/O interrupt signal, the one the JDK's channels send to free a thread blocked in a read
+ * when its channel closes, whose handler is installed without {@code SA_RESTART}. The read returns {@code EINTR},
+ * rsockets stops waiting (its errors after that are not reported) and {@code rclose} frees the socket, as with a
+ * peer that failed the send. The signal goes only to a thread still inside the call and, by its
+ * {@code /proc/self/task/TID/syscall}, in a read of an RDMA event channel: never to one in rsockets' exchange with
+ * its connection service thread, whose reads an interruption would put out of step. It is checked again every
+ * second, as a signal can come just before the read starts.
+ */
+final class ShutdownWatchdog {
+    /** How long a shutdown may wait for its peer's acknowledgements; a live peer's take milliseconds. */
+    static final long LIMIT_SECONDS = 10;
+    private static final long RECHECK_SECONDS = 1;
+    /** x86-64 Linux's number of {@code read}, as {@code /proc/.../syscall} reports it. */
+    private static final String READ = "0";
+    /** The JDK's I/O interrupt signal on Linux ({@code sun.nio.ch.NativeThread}): {@code SIGRTMAX - 2}. */
+    private static final int SIGRTMAX_OFFSET = 2;
+    private static final int SA_RESTART = 0x10000000;
+    /** glibc's x86-64 {@code struct sigaction}: handler (8), mask (128), flags (4), padding, restorer (8). */
+    private static final long SIGACTION_SIZE = 152;
+    private static final long SIGACTION_FLAGS = 136;
+    private static final System.Logger LOG = System.getLogger(ShutdownWatchdog.class.getName());
+
+    private ShutdownWatchdog() {
+    }
+
+    /** A call of rsockets that may wait for the peer. */
+    interface Wait {
+        int run() throws Throwable;
+    }
+
+    /**
+     * Runs {@code wait}, a {@code call} of {@code rshutdown} or {@code rclose} on rsocket {@code fd}, on this thread,
+     * and interrupts its wait for the peer if it lasts over {@link #LIMIT_SECONDS}; its result.
+     */
+    static int run(String call, int fd, Wait wait) throws Throwable {
+        Watch watch = new Watch(call, fd);
+        watch.start();
+        int rc;
+        try {
+            rc = wait.run();
+        } finally {
+            watch.end();
+        }
+        if (rc < 0 && watch.interrupted()) {
+            throw new IOException("r" + call + ": the peer did not acknowledge the connection's last messages within "
+                    + LIMIT_SECONDS + " s; the connection is dropped");
+        }
+        return rc;
+    }
+
+    /** One call under watch: the thread it runs on, and whether it is still inside it. */
+    private static final class Watch implements Runnable {
+        private final String call;
+        private final int fd;
+        private ScheduledFuture<?> check;
+        private int tid;
+        private boolean inside;
+        private boolean interrupted;
+
+        Watch(String call, int fd) {
+            this.call = call;
+            this.fd = fd;
+        }
+
+        /**
+         * Schedules the first check and then takes the thread's id: nothing between that and the call can park, so
+         * a virtual thread is still on the carrier whose id this is when the call pins it.
+         */
+        void start() throws Throwable {
+            ScheduledFuture<?> first = Native.TIMER.schedule(this, LIMIT_SECONDS, TimeUnit.SECONDS);
+            int id = threadId();
+            synchronized (this) {
+                check = first;
+                tid = id;
+                inside = true;
+            }
+        }
+
+        synchronized void end() {
+            inside = false;
+            check.cancel(false);
+        }
+
+        synchronized boolean interrupted() {
+            return interrupted;
+        }
+
+        @Override
+        public synchronized void run() {
+            if (!inside) {
+                return;
+            }
+            // Under the lock, which the thread takes to leave: a thread that just returned waits for it when the
+            // signal comes, and the read it was in is the call's, found again below on every check.
+            if (readsAnRdmaEventChannel(tid)) {
+                if (!interrupted) {
+                    interrupted = true;
+                    LOG.log(System.Logger.Level.WARNING, "r{0} of rsocket {1}: its peer has not acknowledged the "
+                            + "connection''s last messages for {2} s; the wait is ended and the connection dropped",
+                            call, fd, LIMIT_SECONDS);
+                }
+                Native.interrupt(tid);
+            }
+            check = Native.TIMER.schedule(this, RECHECK_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The kernel's id of the calling thread (a virtual thread's: its carrier's, while it stays mounted). */
+    static int threadId() {
+        try {
+            return (int) Native.GETTID.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** Whether thread {@code tid} of this process sleeps in a {@code read} of an RDMA event channel. */
+    static boolean readsAnRdmaEventChannel(int tid) {
+        try {
+            String[] syscall = Files.readString(Path.of("/proc/self/task/" + tid + "/syscall")).trim().split(" ");
+            if (syscall.length < 2 || !syscall[0].equals(READ)) {
+                return false;
+            }
+            long fd = Long.decode(syscall[1]);
+            return Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString()
+                    .equals("anon_inode:[infinibandevent]");
+        } catch (IOException | NumberFormatException e) {
+            return false;   // the thread or the descriptor is gone: nothing waits
+        }
+    }
+
+    /** The calls and the timer, made at the first watched call. */
+    private static final class Native {
+        static final MethodHandle GETTID = Libc.downcall(Libc.LOOKUP.findOrThrow("gettid"),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT));
+        private static final MethodHandle GETPID = Libc.downcall(Libc.LOOKUP.findOrThrow("getpid"),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT));
+        private static final MethodHandle TGKILL = Libc.downcall(Libc.LOOKUP.findOrThrow("tgkill"),
+                Libc.INT_3INT);
+        private static final MethodHandle SIGRTMAX = Libc.downcall(
+                Libc.LOOKUP.findOrThrow("__libc_current_sigrtmax"), FunctionDescriptor.of(ValueLayout.JAVA_INT));
+        private static final MethodHandle SIGACTION = Libc.downcall(Libc.LOOKUP.findOrThrow("sigaction"),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                        ValueLayout.ADDRESS));
+        static final ScheduledThreadPoolExecutor TIMER = timer();
+        /** The signal to send, or 0 if the JDK's interrupt signal has no handler that interrupts a read. */
+        private static final int SIGNAL = interruptSignal();
+
+        private static ScheduledThreadPoolExecutor timer() {
+            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+                    Thread.ofPlatform().daemon().name("jrdma-nio-shutdown-watchdog").factory());
+            // Nearly every shutdown ends long before its check: the cancelled checks must not wait in the queue.
+            timer.setRemoveOnCancelPolicy(true);
+            return timer;
+        }
+
+        /**
+         * The JDK's interrupt signal once its handler is installed (by the class that sends it), if the handler
+         * interrupts system calls; else 0, said once.
+         */
+        private static int interruptSignal() {
+            try {
+                Class.forName("sun.nio.ch.NativeThread", true, null);
+                int signal = (int) SIGRTMAX.invokeExact() - SIGRTMAX_OFFSET;
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment action = arena.allocate(SIGACTION_SIZE, Long.BYTES);
+                    if ((int) SIGACTION.invokeExact(signal, MemorySegment.NULL, action) == 0) {
+                        long handler = action.get(ValueLayout.JAVA_LONG, 0);
+                        int flags = action.get(ValueLayout.JAVA_INT, SIGACTION_FLAGS);
+                        // SIG_DFL is 0 and SIG_IGN 1: neither interrupts a read.
+                        if (handler > 1 && (flags & SA_RESTART) == 0) {
+                            return signal;
+                        }
+                    }
+                }
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.DEBUG, "the JDK's interrupt signal cannot be found", t);
+            }
+            LOG.log(System.Logger.Level.WARNING, "this JDK has no I/O interrupt signal that ends a read: an rsocket "
+                    + "whose peer never acknowledges its last messages can keep its shutdown or close waiting");
+            return 0;
+        }
+
+        static void interrupt(int tid) {
+            if (SIGNAL == 0) {
+                return;
+            }
+            try {
+                int pid = (int) GETPID.invokeExact();
+                int rc = (int) TGKILL.invokeExact(pid, tid, SIGNAL);
+                if (rc != 0) {
+                    LOG.log(System.Logger.Level.DEBUG, "tgkill of thread {0} failed", tid);
+                }
+            } catch (Throwable t) {
+                throw new AssertionError(t);
+            }
+        }
+    }
+}
