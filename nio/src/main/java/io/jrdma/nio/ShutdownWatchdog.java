@@ -57,6 +57,9 @@ final class ShutdownWatchdog {
      * and interrupts its wait for the peer if it lasts over {@link #LIMIT_SECONDS}; its result.
      */
     static int run(String call, int fd, Wait wait) throws Throwable {
+        if (Native.SIGNAL == 0) {
+            return wait.run();
+        }
         Watch watch = new Watch(call, fd);
         watch.start();
         int rc;
@@ -153,22 +156,43 @@ final class ShutdownWatchdog {
         }
     }
 
-    /** The calls and the timer, made at the first watched call. */
+    /**
+     * The calls, the signal and the timer, found at the first call of {@link #run}. Where any is missing (a C library
+     * before glibc 2.30 has no {@code gettid} and {@code tgkill}; a JDK whose interrupt signal has no handler that
+     * ends a read), the calls run unwatched, as rsockets has them, and a WARNING says so once.
+     */
     private static final class Native {
-        static final MethodHandle GETTID = Libc.downcall(Libc.LOOKUP.findOrThrow("gettid"),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT));
-        private static final MethodHandle GETPID = Libc.downcall(Libc.LOOKUP.findOrThrow("getpid"),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT));
-        private static final MethodHandle TGKILL = Libc.downcall(Libc.LOOKUP.findOrThrow("tgkill"),
-                Libc.INT_3INT);
-        private static final MethodHandle SIGRTMAX = Libc.downcall(
-                Libc.LOOKUP.findOrThrow("__libc_current_sigrtmax"), FunctionDescriptor.of(ValueLayout.JAVA_INT));
-        private static final MethodHandle SIGACTION = Libc.downcall(Libc.LOOKUP.findOrThrow("sigaction"),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-                        ValueLayout.ADDRESS));
-        static final ScheduledThreadPoolExecutor TIMER = timer();
-        /** The signal to send, or 0 if the JDK's interrupt signal has no handler that interrupts a read. */
-        private static final int SIGNAL = interruptSignal();
+        static final MethodHandle GETTID;
+        private static final MethodHandle TGKILL;
+        private static final int PID;
+        /** The signal to send, or 0: nothing is watched. */
+        static final int SIGNAL;
+        static final ScheduledThreadPoolExecutor TIMER;
+
+        static {
+            MethodHandle gettid = null;
+            MethodHandle tgkill = null;
+            int pid = 0;
+            int signal = 0;
+            try {
+                gettid = Libc.downcall(Libc.LOOKUP.findOrThrow("gettid"), FunctionDescriptor.of(ValueLayout.JAVA_INT));
+                tgkill = Libc.downcall(Libc.LOOKUP.findOrThrow("tgkill"), Libc.INT_3INT);
+                pid = (int) Libc.downcall(Libc.LOOKUP.findOrThrow("getpid"),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT)).invokeExact();
+                signal = interruptSignal();
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.DEBUG, "the calls that interrupt a thread cannot be found", t);
+            }
+            if (signal == 0) {
+                LOG.log(System.Logger.Level.WARNING, "this JDK or C library cannot interrupt a thread's read: an "
+                        + "rsocket whose peer never acknowledges its last messages can keep its close waiting");
+            }
+            GETTID = gettid;
+            TGKILL = tgkill;
+            PID = pid;
+            SIGNAL = signal;
+            TIMER = signal == 0 ? null : timer();
+        }
 
         private static ScheduledThreadPoolExecutor timer() {
             ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
@@ -180,39 +204,30 @@ final class ShutdownWatchdog {
 
         /**
          * The JDK's interrupt signal once its handler is installed (by the class that sends it), if the handler
-         * interrupts system calls; else 0, said once.
+         * interrupts system calls; else 0.
          */
-        private static int interruptSignal() {
-            try {
-                Class.forName("sun.nio.ch.NativeThread", true, null);
-                int signal = (int) SIGRTMAX.invokeExact() - SIGRTMAX_OFFSET;
-                try (Arena arena = Arena.ofConfined()) {
-                    MemorySegment action = arena.allocate(SIGACTION_SIZE, Long.BYTES);
-                    if ((int) SIGACTION.invokeExact(signal, MemorySegment.NULL, action) == 0) {
-                        long handler = action.get(ValueLayout.JAVA_LONG, 0);
-                        int flags = action.get(ValueLayout.JAVA_INT, SIGACTION_FLAGS);
-                        // SIG_DFL is 0 and SIG_IGN 1: neither interrupts a read.
-                        if (handler > 1 && (flags & SA_RESTART) == 0) {
-                            return signal;
-                        }
-                    }
+        private static int interruptSignal() throws Throwable {
+            Class.forName("sun.nio.ch.NativeThread", true, null);
+            MethodHandle sigrtmax = Libc.downcall(Libc.LOOKUP.findOrThrow("__libc_current_sigrtmax"),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT));
+            MethodHandle sigaction = Libc.downcall(Libc.LOOKUP.findOrThrow("sigaction"), FunctionDescriptor.of(
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+            int signal = (int) sigrtmax.invokeExact() - SIGRTMAX_OFFSET;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment action = arena.allocate(SIGACTION_SIZE, Long.BYTES);
+                if ((int) sigaction.invokeExact(signal, MemorySegment.NULL, action) != 0) {
+                    return 0;
                 }
-            } catch (Throwable t) {
-                LOG.log(System.Logger.Level.DEBUG, "the JDK's interrupt signal cannot be found", t);
+                long handler = action.get(ValueLayout.JAVA_LONG, 0);
+                int flags = action.get(ValueLayout.JAVA_INT, SIGACTION_FLAGS);
+                // SIG_DFL is 0 and SIG_IGN 1: neither interrupts a read.
+                return handler > 1 && (flags & SA_RESTART) == 0 ? signal : 0;
             }
-            LOG.log(System.Logger.Level.WARNING, "this JDK has no I/O interrupt signal that ends a read: an rsocket "
-                    + "whose peer never acknowledges its last messages can keep its shutdown or close waiting");
-            return 0;
         }
 
         static void interrupt(int tid) {
-            if (SIGNAL == 0) {
-                return;
-            }
             try {
-                int pid = (int) GETPID.invokeExact();
-                int rc = (int) TGKILL.invokeExact(pid, tid, SIGNAL);
-                if (rc != 0) {
+                if ((int) TGKILL.invokeExact(PID, tid, SIGNAL) != 0) {
                     LOG.log(System.Logger.Level.DEBUG, "tgkill of thread {0} failed", tid);
                 }
             } catch (Throwable t) {
