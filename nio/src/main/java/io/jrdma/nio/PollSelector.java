@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,8 +37,6 @@ final class PollSelector extends AbstractSelector {
             Libc.EVENTFD_READ);
     private static final MethodHandle EVENTFD_WRITE = Libc.downcall(Libc.LOOKUP.findOrThrow("eventfd_write"),
             Libc.EVENTFD_WRITE);
-    /** Ends selects whose time is over, by a wakeup. */
-    private static final ScheduledThreadPoolExecutor TIMER = timer();
     private final Set<PollSelectionKey> keys = ConcurrentHashMap.newKeySet();
     private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
     private final Set<SelectionKey> selected = new HashSet<>();
@@ -49,14 +46,6 @@ final class PollSelector extends AbstractSelector {
     /** Guards the eventfd against a wakeup that writes to it while the selector closes it. */
     private final Object wakeupLock = new Object();
     private boolean wakeupClosed;
-
-    private static ScheduledThreadPoolExecutor timer() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
-                Thread.ofPlatform().daemon().name("jrdma-nio-select-timer").factory());
-        // Most selects end before their time: their cancelled timeouts (and selectors) must not wait in the queue.
-        timer.setRemoveOnCancelPolicy(true);
-        return timer;
-    }
 
     PollSelector(RdmaSelectorProvider provider) throws IOException {
         super(provider);
@@ -183,7 +172,7 @@ final class PollSelector extends AbstractSelector {
             throws IOException {
         boolean mayBlock = timeoutMillis != 0;
         ScheduledFuture<?> timer = timeoutMillis > 0
-                ? TIMER.schedule(this::wakeup, timeoutMillis, TimeUnit.MILLISECONDS) : null;
+                ? ProviderTimer.TIMER.schedule(this::wakeup, timeoutMillis, TimeUnit.MILLISECONDS) : null;
         try {
             if (mayBlock) {
                 begin();

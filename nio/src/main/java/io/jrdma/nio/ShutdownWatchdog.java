@@ -9,7 +9,6 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -94,7 +93,7 @@ final class ShutdownWatchdog {
          * a virtual thread is still on the carrier whose id this is when the call pins it.
          */
         void start() throws Throwable {
-            ScheduledFuture<?> first = Native.TIMER.schedule(this, LIMIT_SECONDS, TimeUnit.SECONDS);
+            ScheduledFuture<?> first = ProviderTimer.TIMER.schedule(this, LIMIT_SECONDS, TimeUnit.SECONDS);
             int id = threadId();
             synchronized (this) {
                 check = first;
@@ -128,7 +127,7 @@ final class ShutdownWatchdog {
                 }
                 Native.interrupt(tid);
             }
-            check = Native.TIMER.schedule(this, RECHECK_SECONDS, TimeUnit.SECONDS);
+            check = ProviderTimer.TIMER.schedule(this, RECHECK_SECONDS, TimeUnit.SECONDS);
         }
     }
 
@@ -157,7 +156,7 @@ final class ShutdownWatchdog {
     }
 
     /**
-     * The calls, the signal and the timer, found at the first call of {@link #run}. Where any is missing (a C library
+     * The calls and the signal, found at the first call of {@link #run}. Where any is missing (a C library
      * before glibc 2.30 has no {@code gettid} and {@code tgkill}; a JDK whose interrupt signal has no handler that
      * ends a read), the calls run unwatched, as rsockets has them, and a WARNING says so once.
      */
@@ -167,7 +166,6 @@ final class ShutdownWatchdog {
         private static final int PID;
         /** The signal to send, or 0: nothing is watched. */
         static final int SIGNAL;
-        static final ScheduledThreadPoolExecutor TIMER;
 
         static {
             MethodHandle gettid = null;
@@ -191,15 +189,6 @@ final class ShutdownWatchdog {
             TGKILL = tgkill;
             PID = pid;
             SIGNAL = signal;
-            TIMER = signal == 0 ? null : timer();
-        }
-
-        private static ScheduledThreadPoolExecutor timer() {
-            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
-                    Thread.ofPlatform().daemon().name("jrdma-nio-shutdown-watchdog").factory());
-            // Nearly every shutdown ends long before its check: the cancelled checks must not wait in the queue.
-            timer.setRemoveOnCancelPolicy(true);
-            return timer;
         }
 
         /**

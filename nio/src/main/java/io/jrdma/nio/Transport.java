@@ -174,18 +174,18 @@ final class Transport {
         return failure("connect", errno);
     }
 
-    /** Shuts the socket down; an rsocket's wait for its peer is bounded ({@link ShutdownWatchdog}). */
     void shutdown(int fd, int how) throws IOException {
-        call("shutdown", (state, arena) -> rdma
-                ? ShutdownWatchdog.run("shutdown", fd, () -> (int) shutdown.invokeExact(state, fd, how))
-                : (int) shutdown.invokeExact(state, fd, how));
+        call("shutdown", (state, arena) -> waitingForPeer("shutdown", fd,
+                () -> (int) shutdown.invokeExact(state, fd, how)));
     }
 
-    /** Closes the socket; an rsocket's wait for its peer is bounded ({@link ShutdownWatchdog}). */
     void close(int fd) throws IOException {
-        call("close", (state, arena) -> rdma
-                ? ShutdownWatchdog.run("close", fd, () -> (int) close.invokeExact(state, fd))
-                : (int) close.invokeExact(state, fd));
+        call("close", (state, arena) -> waitingForPeer("close", fd, () -> (int) close.invokeExact(state, fd)));
+    }
+
+    /** Runs {@code wait}, a call that may wait for the peer; an rsocket's wait is bounded ({@link ShutdownWatchdog}). */
+    private int waitingForPeer(String call, int fd, ShutdownWatchdog.Wait wait) throws Throwable {
+        return rdma ? ShutdownWatchdog.run(call, fd, wait) : wait.run();
     }
 
     /** Reads into {@code count} iovecs; the bytes read (0 at end of stream), or {@link #UNAVAILABLE}. */
