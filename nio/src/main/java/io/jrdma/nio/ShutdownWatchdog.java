@@ -10,6 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+import java.util.function.IntPredicate;
 
 /**
  * Ends an rsocket's graceful shutdown that would wait for ever for its peer. {@code rshutdown}, and {@code rclose},
@@ -59,7 +62,7 @@ final class ShutdownWatchdog {
         if (Native.SIGNAL == 0) {
             return wait.run();
         }
-        Watch watch = new Watch(call, fd);
+        Watch watch = new Watch(call, fd, ShutdownWatchdog::readsAnRdmaEventChannel, Native::interrupt);
         watch.start();
         int rc;
         try {
@@ -74,60 +77,79 @@ final class ShutdownWatchdog {
         return rc;
     }
 
-    /** One call under watch: the thread it runs on, and whether it is still inside it. */
-    private static final class Watch implements Runnable {
+    /**
+     * One call under watch: the thread it runs on, and whether it is still inside it. The thread leaves without ever
+     * blocking or parking: were a check signalling when it returns, a virtual thread that parked to wait for the check
+     * would free its carrier, whose next virtual thread could enter another rsocket's wait and get the signal meant
+     * for this one. So it spins while a check runs (rarely, and for the length of a look at {@code /proc}): the
+     * signal then reaches a carrier still running this thread's Java code, where it does nothing.
+     */
+    static final class Watch implements Runnable {
+        private static final int INSIDE = 0;
+        private static final int CHECKING = 1;
+        private static final int OUTSIDE = 2;
         private final String call;
         private final int fd;
-        private ScheduledFuture<?> check;
-        private int tid;
-        private boolean inside;
-        private boolean interrupted;
+        /** Whether a thread sleeps in the wait that the signal ends, by its id. */
+        private final IntPredicate waiting;
+        private final IntConsumer signal;
+        private final AtomicInteger state = new AtomicInteger(INSIDE);
+        private volatile ScheduledFuture<?> check;
+        private volatile int tid;
+        private volatile boolean interrupted;
 
-        Watch(String call, int fd) {
+        Watch(String call, int fd, IntPredicate waiting, IntConsumer signal) {
             this.call = call;
             this.fd = fd;
+            this.waiting = waiting;
+            this.signal = signal;
         }
 
         /**
-         * Schedules the first check and then takes the thread's id: nothing between that and the call can park, so
-         * a virtual thread is still on the carrier whose id this is when the call pins it.
+         * Schedules the first check and then takes the thread's id: the schedule may park, and nothing between the
+         * id and the call can, so a virtual thread is still on the carrier whose id this is when the call pins it.
          */
-        void start() throws Throwable {
-            ScheduledFuture<?> first = ProviderTimer.TIMER.schedule(this, LIMIT_SECONDS, TimeUnit.SECONDS);
-            int id = threadId();
-            synchronized (this) {
-                check = first;
-                tid = id;
-                inside = true;
+        void start() {
+            check = ProviderTimer.TIMER.schedule(this, LIMIT_SECONDS, TimeUnit.SECONDS);
+            tid = threadId();
+        }
+
+        /** The call has returned: no check signals this thread from now on. */
+        void end() {
+            while (!state.compareAndSet(INSIDE, OUTSIDE)) {
+                Thread.onSpinWait();   // a check is running; it ends without waiting for anything
+            }
+            ScheduledFuture<?> next = check;
+            if (next != null) {
+                next.cancel(false);
             }
         }
 
-        synchronized void end() {
-            inside = false;
-            check.cancel(false);
-        }
-
-        synchronized boolean interrupted() {
+        boolean interrupted() {
             return interrupted;
         }
 
         @Override
-        public synchronized void run() {
-            if (!inside) {
-                return;
+        public void run() {
+            if (!state.compareAndSet(INSIDE, CHECKING)) {
+                return;   // the call has ended
             }
-            // Under the lock, which the thread takes to leave: a thread that just returned waits for it when the
-            // signal comes, and the read it was in is the call's, found again below on every check.
-            if (readsAnRdmaEventChannel(tid)) {
-                if (!interrupted) {
-                    interrupted = true;
-                    LOG.log(System.Logger.Level.WARNING, "r{0} of rsocket {1}: its peer has not acknowledged the "
-                            + "connection''s last messages for {2} s; the wait is ended and the connection dropped",
-                            call, fd, LIMIT_SECONDS);
+            try {
+                // The read the thread is in is the call's: the thread cannot leave the call while this check runs.
+                if (waiting.test(tid)) {
+                    if (!interrupted) {
+                        interrupted = true;
+                        LOG.log(System.Logger.Level.WARNING, "r{0} of rsocket {1}: its peer has not acknowledged the "
+                                + "connection''s last messages for {2} s; the wait is ended and the connection "
+                                + "dropped", call, fd, LIMIT_SECONDS);
+                    }
+                    signal.accept(tid);
                 }
-                Native.interrupt(tid);
+                // Before the thread may leave, so that its end() cancels this next check.
+                check = ProviderTimer.TIMER.schedule(this, RECHECK_SECONDS, TimeUnit.SECONDS);
+            } finally {
+                state.set(INSIDE);
             }
-            check = ProviderTimer.TIMER.schedule(this, RECHECK_SECONDS, TimeUnit.SECONDS);
         }
     }
 
