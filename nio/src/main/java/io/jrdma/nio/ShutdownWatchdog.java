@@ -135,7 +135,7 @@ final class ShutdownWatchdog {
                 return;   // the call has ended
             }
             try {
-                // The read the thread is in is the call's: the thread cannot leave the call while this check runs.
+                // A read found here is the call's: a thread that returns from the call waits in end() meanwhile.
                 if (waiting.test(tid)) {
                     if (!interrupted) {
                         interrupted = true;
