@@ -90,13 +90,14 @@ public record Measurement(int size, double typicalMicros, double minMicros, doub
     }
 
     /**
-     * rstream's result line in {@code text} as a bandwidth row of {@code size}-byte transfers: its {@code Gb/sec}
-     * (bytes both ways over the timed loop) in MB/s; no message rate (NaN).
+     * rstream's result line in {@code text} as a bandwidth row of {@code size}-byte transfers: the bytes both ways
+     * over the timed loop in MB/s, from its {@code usec/xfer} (one transfer's mean time), not its {@code Gb/sec},
+     * whose two decimals round a bandwidth of some 0.3 Gb/s by up to 2%; no message rate (NaN).
      *
      * @throws IllegalArgumentException when there is no result line
      */
     public static Measurement rstreamBandwidth(String text, int size) {
-        return bandwidth(size, Double.parseDouble(rstreamResult(text)[6]) * 1e9 / 8 / (1 << 20), Double.NaN);
+        return bandwidth(size, size / Double.parseDouble(rstreamResult(text)[7]) * 1e6 / (1 << 20), Double.NaN);
     }
 
     /**
