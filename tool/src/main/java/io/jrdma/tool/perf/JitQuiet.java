@@ -27,6 +27,8 @@ public final class JitQuiet {
     private static final long MAX_MILLIS = 60_000;
     /** Looks made before waiting: more than C2's invocation threshold, so that looking compiles nothing later. */
     private static final int WARM_LOOKS = 20_000;
+    /** The most warm-up runs {@link #settle} adds: a JIT that keeps compiling does not hold the run forever. */
+    private static final int MAX_SETTLE_RUNS = 5;
 
     private JitQuiet() {
     }
@@ -55,6 +57,43 @@ public final class JitQuiet {
                 }
                 compiled = nowCompiled;
                 cpu = nowCpu;
+            }
+        }
+    }
+
+    /**
+     * Waits for a quiet JIT ({@link #await}), then runs {@code run} for {@code iterations} and waits again, until a
+     * run and the wait after it found the compilers idle throughout, or five runs were made.
+     * Quiet is not yet warm: when the compilers fall behind during a warm-up, HotSpot compiles hot methods at a
+     * lesser tier first (C1 with little profiling) and moves them up only when they run again, so after the quiet
+     * the timed run itself would set the compilers to work (in the Soft-RoCE VM, the compilers took 43% of a pipelined
+     * echo's client vCPU during its timed run after 20 s of warm-up and 2 s of quiet). The runs are as long as the
+     * timed run: a shorter one may compile nothing while the invocation counters of code it runs once per batch climb
+     * toward a threshold that the timed run then crosses. Only for a run whose peer does not count its runs: this
+     * makes more of them.
+     *
+     * @param run        the timed run's own code
+     * @param iterations the timed run's iterations
+     * @param <E>        what the run throws
+     * @throws E                    if the run does
+     * @throws InterruptedException if interrupted while waiting for the JIT
+     */
+    public static <E extends Exception> void settle(Warmup.Part<E> run, int iterations)
+            throws E, InterruptedException {
+        await();
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return;
+        }
+        try (CompilerThreads threads = CompilerThreads.find()) {
+            for (int i = 0; i < MAX_SETTLE_RUNS; i++) {
+                long compiled = jit.getTotalCompilationTime();
+                long cpu = threads.cpuNanos();
+                run.run(iterations);
+                await();
+                if (jit.getTotalCompilationTime() == compiled && threads.cpuNanos() == cpu) {
+                    return;
+                }
             }
         }
     }

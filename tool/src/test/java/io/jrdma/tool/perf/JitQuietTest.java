@@ -2,6 +2,7 @@ package io.jrdma.tool.perf;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -23,5 +24,24 @@ class JitQuietTest {
             assertTrue(threads.count() >= 1, "no compiler thread found");
             assertTrue(threads.cpuNanos() > 0, "the compiler threads never ran");
         }
+    }
+
+    @Test
+    void settlingRunsTheWarmUpAgainAfterARunThatSetTheCompilersToWork() throws InterruptedException {
+        AtomicInteger runs = new AtomicInteger();
+        long[] sink = new long[1];
+        // The first run makes a method of its own hot enough for both compilers; the later ones do nothing.
+        JitQuiet.settle(n -> {
+            if (runs.getAndIncrement() == 0) {
+                for (int i = 0; i < n; i++) {
+                    sink[0] += hot(i);
+                }
+            }
+        }, 200_000);
+        assertTrue(runs.get() >= 2, "a run that compiled was taken for a settled JIT: " + runs.get() + " run(s)");
+    }
+
+    private static long hot(int i) {
+        return Long.rotateLeft(i * 0x9E3779B97F4A7C15L, i & 63);
     }
 }
