@@ -35,12 +35,20 @@ public final class JitQuiet {
 
     /** Sleeps until the JIT was idle for 2 s, or a minute passed; at once on a JVM that cannot tell. */
     public static void await() throws InterruptedException {
+        await(true);
+    }
+
+    /**
+     * {@link #await()}, with the looks made up front only if {@code warmLooks}: once made, the looking code is
+     * compiled for the life of the JVM, so a wait after another needs none.
+     */
+    private static void await(boolean warmLooks) throws InterruptedException {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
             return;
         }
         try (CompilerThreads threads = CompilerThreads.find()) {
-            for (int i = 0; i < WARM_LOOKS; i++) {
+            for (int i = 0; warmLooks && i < WARM_LOOKS; i++) {
                 jit.getTotalCompilationTime();
                 threads.cpuNanos();
             }
@@ -90,7 +98,7 @@ public final class JitQuiet {
                 long compiled = jit.getTotalCompilationTime();
                 long cpu = threads.cpuNanos();
                 run.run(iterations);
-                await();
+                await(false);
                 if (jit.getTotalCompilationTime() == compiled && threads.cpuNanos() == cpu) {
                     return;
                 }
