@@ -16,6 +16,12 @@ import java.lang.management.ManagementFactory;
  * the quiet time starts (asking HotSpot's {@code Compiler.queue} through the platform MBean server, as this class
  * once did, compiled hundreds of JDK methods, some of them only after the wait had ended).
  *
+ * <p>Before the quiet time, the wait also collects the garbage that the JVM's start, the warm-up and the looks left,
+ * so that the timed run starts with an empty young generation and pays for no collection of what came before it. In
+ * the Soft-RoCE VM a young collection of the JVM's default heap there (serial, some 17 MB) took 0.1 to 0.9 s, and one
+ * came every 20 to 80 s, so one that fell in a timed run of some seconds cost it several percent; a timed run that
+ * allocates enough still pays for its own.
+ *
  * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=jit-quiet}
  */
 public final class JitQuiet {
@@ -33,7 +39,10 @@ public final class JitQuiet {
     private JitQuiet() {
     }
 
-    /** Sleeps until the JIT was idle for 2 s, or a minute passed; at once on a JVM that cannot tell. */
+    /**
+     * Collects the garbage, then sleeps until the JIT was idle for 2 s, or a minute passed; on a JVM that cannot
+     * tell, only collects.
+     */
     public static void await() throws InterruptedException {
         await(true);
     }
@@ -45,6 +54,7 @@ public final class JitQuiet {
     private static void await(boolean warmLooks) throws InterruptedException {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            System.gc();
             return;
         }
         try (CompilerThreads threads = CompilerThreads.find()) {
@@ -52,6 +62,8 @@ public final class JitQuiet {
                 jit.getTotalCompilationTime();
                 threads.cpuNanos();
             }
+            // Before the quiet time, which then also covers whatever the collection sets the compilers to do.
+            System.gc();
             long start = System.nanoTime();
             long quietSince = start;
             long compiled = jit.getTotalCompilationTime();

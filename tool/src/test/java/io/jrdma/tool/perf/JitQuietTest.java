@@ -1,5 +1,7 @@
 package io.jrdma.tool.perf;
 
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +26,21 @@ class JitQuietTest {
             assertTrue(threads.count() >= 1, "no compiler thread found");
             assertTrue(threads.cpuNanos() > 0, "the compiler threads never ran");
         }
+    }
+
+    @Test
+    void theWaitCollectsTheGarbageLeftBeforeIt() throws InterruptedException {
+        long before = collections();
+        JitQuiet.await();
+        assertTrue(collections() > before, "no collection during the wait: the timed run would pay for the warm-up's");
+    }
+
+    private static long collections() {
+        long n = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, gc.getCollectionCount());
+        }
+        return n;
     }
 
     @Test
