@@ -18,9 +18,9 @@ import java.lang.management.ManagementFactory;
  *
  * <p>Before the quiet time, the wait also collects the garbage that the JVM's start, the warm-up and the looks left,
  * so that the timed run starts with an empty young generation and pays for no collection of what came before it. In
- * the Soft-RoCE VM a young collection of the JVM's default heap there (serial, some 17 MB) took 0.1 to 0.9 s, and one
- * came every 20 to 80 s, so one that fell in a timed run of some seconds cost it several percent; a timed run that
- * allocates enough still pays for its own.
+ * the Soft-RoCE VM a young collection of the JVM's default heap there (serial, some 17 MB) took 0.1 to 0.2 s (up to
+ * 0.9 s with the host busy), and one came every 15 to 35 s, so one that fell in a timed run of some seconds cost it
+ * 1% to several percent; a timed run that allocates enough still pays for its own.
  *
  * {@snippet class=io.jrdma.tool.perf.PerfSnippets region=jit-quiet}
  */
