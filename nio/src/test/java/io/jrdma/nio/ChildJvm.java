@@ -22,7 +22,10 @@ import java.util.stream.Stream;
  */
 record ChildJvm(int status, String output, List<Path> hsErrs) {
 
-    /** Runs {@code mainClass} with {@code args} and the JVM {@code options}; killed after {@code seconds}. */
+    /**
+     * Runs {@code mainClass} with {@code args} and the JVM {@code options}; killed after {@code seconds}, once it
+     * printed its threads' stacks.
+     */
     static ChildJvm run(Class<?> mainClass, int seconds, List<String> options, String... args)
             throws IOException, InterruptedException {
         return run(List.of(), mainClass, seconds, options, args);
@@ -52,6 +55,10 @@ record ChildJvm(int status, String output, List<Path> hsErrs) {
         });
         boolean ended = child.waitFor(seconds, TimeUnit.SECONDS);
         if (!ended) {
+            // Its threads' stacks into its output first, so that a hang says where it hangs and a slow run how far
+            // it got.
+            new ProcessBuilder("kill", "-QUIT", Long.toString(child.pid())).start().waitFor();
+            child.waitFor(5, TimeUnit.SECONDS);
             child.destroyForcibly().waitFor();
         }
         try (Stream<Path> logs = Files.list(errors)) {
