@@ -64,21 +64,20 @@ final class IoVectors {
 
     /**
      * One {@code recv} or {@code send} of one buffer with a remaining byte: no array, no iovec. A direct buffer's
-     * memory goes as it is, checked once ({@link Segments#usable}) before the call, which holds its arena open; a
-     * heap buffer's goes through the scratch area. The direct path is apart from the heap one, so that its segment
-     * meets no other at a branch's end: the JIT then keeps it (and its session) off the heap, and a call allocates
-     * nothing.
+     * memory goes as it is, checked once ({@link Segments#usable}, in the transport) before the call, which holds
+     * its arena open; a heap buffer's goes through the scratch area. The transport makes the buffer's segment next
+     * to the call, where the JIT keeps it (and its session) off the heap, so a call allocates nothing.
      */
     private long single(NativeSocket socket, ByteBuffer b, boolean out) throws IOException {
         if (!b.isDirect()) {
             MemorySegment segment = gather(b, 0, out);
-            long n = call(socket, segment, out);
+            long n = call(socket, scratchView(segment), out);
             if (n > 0) {
                 advance(b, segment, n, out);
             }
             return n;
         }
-        long n = call(socket, direct(b), out);
+        long n = call(socket, b, out);
         if (n > 0) {
             b.position(b.position() + (int) n);
         }
@@ -98,7 +97,8 @@ final class IoVectors {
             throws IOException {
         try {
             vector(from, offset, length, out);
-            long n = count == 1 ? call(socket, segments[0], out) : vectored(socket, out);
+            long n = count == 1 ? call(socket, buffers[0].isDirect() ? buffers[0] : scratchView(segments[0]), out)
+                    : vectored(socket, out);
             long left = n;
             for (int i = 0; i < count && left > 0; i++) {
                 left -= advance(buffers[i], segments[i], left, out);
@@ -136,10 +136,19 @@ final class IoVectors {
         return take;
     }
 
-    /** One {@code send} or {@code recv} of {@code segment}, which the call holds. */
-    private long call(NativeSocket socket, MemorySegment segment, boolean out) throws IOException {
-        return out ? socket.transport().send(socket.fd(), segment, errnoState())
-                : socket.transport().recv(socket.fd(), segment, errnoState());
+    /**
+     * One {@code send} or {@code recv} of the remaining bytes of the direct buffer {@code b}, whose segment the
+     * transport makes next to the call, so that the JIT keeps it off the heap (see {@link Transport#recv}).
+     */
+    private long call(NativeSocket socket, ByteBuffer b, boolean out) throws IOException {
+        return out ? socket.transport().send(socket.fd(), b, errnoState())
+                : socket.transport().recv(socket.fd(), b, errnoState());
+    }
+
+    /** The scratch area's {@code slice} (a slice of {@link #scratch}) as the scratch buffer's remaining bytes. */
+    private ByteBuffer scratchView(MemorySegment slice) {
+        int from = (int) (slice.address() - scratch.address());
+        return scratchView.clear().limit(from + (int) slice.byteSize()).position(from);
     }
 
     /**
@@ -187,7 +196,8 @@ final class IoVectors {
         }
         MemorySegment segment = scratch().asSlice(scratchUsed, Math.min(b.remaining(), room));
         if (out) {
-            scratchView.put((int) scratchUsed, b, b.position(), (int) segment.byteSize());
+            // A call left the view's limit at what it passed (scratchView), and an absolute put checks against it.
+            scratchView.clear().put((int) scratchUsed, b, b.position(), (int) segment.byteSize());
         }
         return segment;
     }
@@ -203,10 +213,11 @@ final class IoVectors {
 
     /**
      * The scratch area, made at its first use. It is a direct buffer's memory, not an arena's, and heap buffers'
-     * bytes go in and out of it with {@link ByteBuffer}'s bulk copies, never through {@link MemorySegment#ofBuffer}:
-     * so every segment that reaches {@code recv} and {@code send} is a direct buffer's, of one kind of memory
-     * session. Had the JIT seen other kinds there (a heap buffer's segment, an arena's session), it would no longer
-     * keep a direct buffer's segment off the heap, and each call would allocate one (72 bytes).
+     * bytes go in and out of it with {@link ByteBuffer}'s bulk copies, the call taking its own view
+     * ({@link #scratchView}), never a heap buffer: so every segment that reaches {@code recv} and {@code send} is a
+     * direct buffer's, of one kind of memory session. Had the JIT seen other kinds there (a heap buffer's segment,
+     * an arena's session), it would no longer keep a direct buffer's segment off the heap, and each call would
+     * allocate one (72 bytes).
      */
     private MemorySegment scratch() {
         if (scratch == null) {

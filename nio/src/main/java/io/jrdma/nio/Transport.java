@@ -2,6 +2,7 @@ package io.jrdma.nio;
 
 import io.jrdma.ibverbs.internal.Errno;
 import io.jrdma.ibverbs.internal.Fd;
+import io.jrdma.ibverbs.internal.Segments;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -15,6 +16,7 @@ import java.net.BindException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.NoRouteToHostException;
+import java.nio.ByteBuffer;
 
 /**
  * The socket calls of one kind of stream socket: librdmacm's rsockets ({@code rsocket}, {@code rbind}, ...) or the
@@ -211,26 +213,31 @@ final class Transport {
     }
 
     /**
-     * Reads into {@code buffer}; the bytes read (0 at end of stream), or {@link #UNAVAILABLE}. The buffer is an
-     * argument of the call, so its memory is checked alive and accessible from this thread before the call and kept
-     * from being freed until it returns.
+     * Reads into the remaining bytes of the direct buffer {@code buffer}; the bytes read (0 at end of stream), or
+     * {@link #UNAVAILABLE}. The buffer's segment is an argument of the call, so its memory is checked alive and
+     * accessible from this thread before the call and kept from being freed until it returns. It is made here, next
+     * to the call: a segment made by a caller escapes into this method whenever the JIT compiled this method on its
+     * own first and then does not inline it ("already compiled into a big method"), and a busy-polling reader then
+     * allocated one (72 bytes) a read, in some JVMs and not in others.
      */
-    long recv(int fd, MemorySegment buffer, MemorySegment state) throws IOException {
+    long recv(int fd, ByteBuffer buffer, MemorySegment state) throws IOException {
+        MemorySegment segment = Segments.usable(MemorySegment.ofBuffer(buffer), "a buffer's memory");
         try {
             return transferred("recv", rdma
-                    ? (long) DataCalls.Rsockets.RECV.invokeExact(state, fd, buffer, buffer.byteSize(), 0)
-                    : (long) DataCalls.Kernel.RECV.invokeExact(state, fd, buffer, buffer.byteSize(), 0), state);
+                    ? (long) DataCalls.Rsockets.RECV.invokeExact(state, fd, segment, segment.byteSize(), 0)
+                    : (long) DataCalls.Kernel.RECV.invokeExact(state, fd, segment, segment.byteSize(), 0), state);
         } catch (Throwable t) {
             throw rethrown(t);
         }
     }
 
-    /** Writes from {@code buffer}, held for the call as by {@link #recv}; the bytes written, or {@link #UNAVAILABLE}. */
-    long send(int fd, MemorySegment buffer, MemorySegment state) throws IOException {
+    /** Writes from the remaining bytes of the direct buffer {@code buffer}, as {@link #recv} reads. */
+    long send(int fd, ByteBuffer buffer, MemorySegment state) throws IOException {
+        MemorySegment segment = Segments.usable(MemorySegment.ofBuffer(buffer), "a buffer's memory");
         try {
             return transferred("send", rdma
-                    ? (long) DataCalls.Rsockets.SEND.invokeExact(state, fd, buffer, buffer.byteSize(), 0)
-                    : (long) DataCalls.Kernel.SEND.invokeExact(state, fd, buffer, buffer.byteSize(), 0), state);
+                    ? (long) DataCalls.Rsockets.SEND.invokeExact(state, fd, segment, segment.byteSize(), 0)
+                    : (long) DataCalls.Kernel.SEND.invokeExact(state, fd, segment, segment.byteSize(), 0), state);
         } catch (Throwable t) {
             throw rethrown(t);
         }
