@@ -10,7 +10,8 @@ import java.util.stream.Stream;
 /**
  * A JVM started from this one's class path to run {@code mainClass}, so that a test can watch it survive (or crash)
  * without being taken down with it: fatal-error logs go to a directory of their own, which a run that did not crash
- * leaves empty.
+ * leaves empty. One still running at its time limit prints its threads' stacks, is killed, and fails the test with
+ * its output.
  *
  * @param run    its exit status and everything it printed
  * @param hsErrs the fatal-error logs it wrote (none unless it crashed)
@@ -31,7 +32,7 @@ public record ChildJvm(ToolRun run, List<Path> hsErrs) {
         command.addAll(options);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
         command.addAll(List.of(args));
-        ToolRun run = ToolRun.process(command, env, seconds);
+        ToolRun run = ToolRun.process(command, env, seconds, true);
         try (Stream<Path> logs = Files.list(errors)) {
             return new ChildJvm(run, logs.toList());
         }

@@ -12,7 +12,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /** How a command-line tool ran in an interop test: its exit status and everything it printed. */
@@ -74,17 +73,24 @@ public record ToolRun(int status, String output) {
         }
     }
 
-    /** Runs the C tool {@code command} to its end (at most {@code seconds}). */
+    /**
+     * Runs the C tool {@code command} to its end (at most {@code seconds}); one still running then is killed, and the
+     * test fails with what it printed.
+     */
     public static ToolRun process(List<String> command, int seconds) throws Exception {
-        return process(command, Map.of(), seconds);
+        return process(command, Map.of(), seconds, false);
     }
 
-    /** Runs {@code command} with {@code env} added to this process's environment. */
-    static ToolRun process(List<String> command, Map<String, String> env, int seconds) throws Exception {
+    /**
+     * Runs {@code command} with {@code env} added to this process's environment. A {@code jvm} still running at the
+     * limit is first asked for its threads' stacks (SIGQUIT, which a C tool would die of), so that a hang says where.
+     */
+    static ToolRun process(List<String> command, Map<String, String> env, int seconds, boolean jvm) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(env);
         Process p = builder.start();
-        // On a thread of its own: the common pool may be busy with another test's abandoned work.
+        // On a thread of its own: the common pool may be busy with another test's abandoned work. What a killed
+        // process printed ends when its pipe closes.
         CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
             try {
                 return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -93,7 +99,15 @@ public record ToolRun(int status, String output) {
             }
         }, r -> Thread.ofPlatform().daemon().start(r));
         try {
-            assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), command.getFirst() + " finished");
+            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+                if (jvm) {
+                    new ProcessBuilder("kill", "-QUIT", Long.toString(p.pid())).start().waitFor();
+                    p.waitFor(5, TimeUnit.SECONDS);
+                }
+                p.destroyForcibly().waitFor();
+                fail(command.getFirst() + " still running after " + seconds + " s, so killed; it printed:\n"
+                        + output.get(10, TimeUnit.SECONDS));
+            }
             return new ToolRun(p.exitValue(), output.get(10, TimeUnit.SECONDS));
         } finally {
             p.destroyForcibly();
