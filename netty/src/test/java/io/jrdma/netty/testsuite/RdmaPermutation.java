@@ -8,6 +8,7 @@ import io.jrdma.netty.RdmaServerSocketChannel;
 import io.jrdma.netty.RdmaSocketChannel;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -16,6 +17,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.testsuite.transport.TestsuitePermutation;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -25,6 +27,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -63,11 +66,27 @@ final class RdmaPermutation {
         for (EventLoopGroup group : List.of(serverGroup, clientGroup)) {
             group.forEach(loop -> loop.submit(() -> { }).syncUninterruptibly());
         }
+        warmUpAllocators();
         warmUp();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             clientGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
             serverGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         }));
+    }
+
+    /**
+     * A buffer of each allocator the suite's tests use, heap and direct, so that their first allocation is not inside
+     * a test's time bound: Netty's adaptive allocator registers its flight-recorder events with the JVM on its first
+     * chunk, 5 s in an idle emulated guest and past the 10 s bound of the first test that allocated with the loops
+     * running.
+     */
+    private static void warmUpAllocators() {
+        List<ByteBufAllocator> allocators = new ArrayList<>(TestsuitePermutation.allocator());
+        allocators.add(ByteBufAllocator.DEFAULT);
+        for (ByteBufAllocator allocator : allocators) {
+            allocator.heapBuffer(1024).release();
+            allocator.directBuffer(1024).release();
+        }
     }
 
     /**
