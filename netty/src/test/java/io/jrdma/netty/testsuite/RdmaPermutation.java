@@ -19,6 +19,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.testsuite.transport.TestsuitePermutation;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.util.TestUtils;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
@@ -66,7 +67,7 @@ final class RdmaPermutation {
         for (EventLoopGroup group : List.of(serverGroup, clientGroup)) {
             group.forEach(loop -> loop.submit(() -> { }).syncUninterruptibly());
         }
-        warmUpAllocators();
+        warmUpSuite();
         warmUp();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             clientGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
@@ -75,12 +76,17 @@ final class RdmaPermutation {
     }
 
     /**
-     * A buffer of each allocator the suite's tests use, heap and direct, so that their first allocation is not inside
-     * a test's time bound: Netty's adaptive allocator registers its flight-recorder events with the JVM on its first
-     * chunk, 5 s in an idle emulated guest and past the 10 s bound of the first test that allocated with the loops
-     * running.
+     * What the suite's first test would otherwise do inside its time bound, done here: the suite's utilities start
+     * the JVM's platform MBean server when their class loads, and Netty's adaptive allocator registers its
+     * flight-recorder events with the JVM on its first chunk. Each takes seconds on an emulated CPU (5 s for the
+     * allocator in an idle guest), and each in turn ran the first test past its 10 s bound in the VM.
      */
-    private static void warmUpAllocators() {
+    private static void warmUpSuite() {
+        try {
+            Class.forName(TestUtils.class.getName(), true, TestUtils.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new AssertionError(e);
+        }
         List<ByteBufAllocator> allocators = new ArrayList<>(TestsuitePermutation.allocator());
         allocators.add(ByteBufAllocator.DEFAULT);
         for (ByteBufAllocator allocator : allocators) {
