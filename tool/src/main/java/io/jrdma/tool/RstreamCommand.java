@@ -6,8 +6,10 @@ import io.jrdma.tool.perf.Warmup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.BufferedReader;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -63,6 +65,15 @@ final class RstreamCommand extends ToolCommand {
             + "number)")
     private int warmup;
 
+    @Option(names = "--runs", paramLabel = "<runs>", description = "timed runs of -I iterations on the one "
+            + "connection, a result line each (default ${DEFAULT-VALUE}; give both sides the same number)")
+    private int runs = 1;
+
+    @Option(names = "--paced", description = "before each timed run, wait for a line on standard input: a script "
+            + "runs something else between the runs (another program's test) while this side neither polls nor "
+            + "sends")
+    private boolean paced;
+
     @Option(names = "-B", paramLabel = "<bytes>", description = "SO_SNDBUF and SO_RCVBUF (default 512 KiB, "
             + "as rstream); over RDMA the server's listener gets them too, as rstream's does")
     private int bufferSize = 1 << 19;
@@ -90,7 +101,18 @@ final class RstreamCommand extends ToolCommand {
             if (!tcp && !RdmaChannels.isRdma(channel)) {
                 throw new IllegalStateException("rstream: the connection is not over RDMA");
             }
-            new Transfers(channel, size, verify).run(client, count, warmup, iterations, out);
+            Transfers transfers = new Transfers(channel, size, verify);
+            transfers.warmUp(client, count, warmup);
+            BufferedReader pace = paced ? new BufferedReader(new InputStreamReader(System.in)) : null;
+            for (int run = 0; run < runs; run++) {
+                if (pace != null && pace.readLine() == null) {
+                    throw new EOFException("rstream: standard input ended before timed run " + (run + 1)
+                            + " of " + runs);
+                }
+                // A C rstream peer runs one timed run straight after the opening exchange, with nothing between.
+                boolean sync = warmup > 0 || paced || run > 0;
+                transfers.run(client, count, iterations, sync, run == 0, out);
+            }
         }
         return 0;
     }
@@ -155,6 +177,7 @@ final class RstreamCommand extends ToolCommand {
         check("-C", count, 1, Integer.MAX_VALUE);
         check("-I", iterations, 1, Integer.MAX_VALUE);
         check("--warmup", warmup, 0, Integer.MAX_VALUE);
+        check("--runs", runs, 1, Integer.MAX_VALUE);
         check("-B", bufferSize, 1, Integer.MAX_VALUE / 2);
         for (String option : testOptions) {
             switch (option) {
@@ -181,23 +204,36 @@ final class RstreamCommand extends ToolCommand {
             this.verify = verify;
         }
 
-        void run(boolean client, int count, int warmup, int iterations, PrintStream out)
-                throws IOException, InterruptedException {
+        /** rstream's opening exchange, then the untimed iterations, if any. */
+        void warmUp(boolean client, int count, int warmup) throws IOException, InterruptedException {
             exchange(client, 1, SYNC);
             if (warmup > 0) {
-                // As jrdma perf: the JIT, which shares the CPU in a small machine, finishes before the timing,
-                // and neither side starts it before the other has.
+                // As jrdma perf: the JIT, which shares the CPU in a small machine, finishes before the timing.
                 Warmup.run(warmup, n -> iterate(client, count, n));
+            }
+        }
+
+        /**
+         * One timed run and its result line (after rstream's header, if {@code header}). With {@code sync} it starts
+         * with an exchange, so that neither side starts timing before the other is there: after a warm-up's wait
+         * for the JIT, a paced run's wait for its line, or the other side's printing of the run before.
+         */
+        void run(boolean client, int count, int iterations, boolean sync, boolean header, PrintStream out)
+                throws IOException {
+            if (sync) {
                 exchange(client, 1, SYNC);
             }
             long nanos = iterate(client, count, iterations);
-            out.println(String.format(Locale.ROOT, "%-10s%-8s%-8s%-8s%-8s%8s %10s%11s",
-                    "name", "bytes", "xfers", "iters", "total", "time", "Gb/sec", "usec/xfer"));
+            if (header) {
+                out.println(String.format(Locale.ROOT, "%-10s%-8s%-8s%-8s%-8s%8s %10s%11s",
+                        "name", "bytes", "xfers", "iters", "total", "time", "Gb/sec", "usec/xfer"));
+            }
             long bytes = (long) iterations * count * buffer.capacity() * 2;
             double usec = nanos / 1000.0;
             out.println(String.format(Locale.ROOT, "%-10s%-8s%-8s%-8s%-8s%8.2fs%10.2f%11.2f", "custom",
                     sizeString(buffer.capacity()), countString(count), countString(iterations), sizeString(bytes),
                     usec / 1e6, bytes * 8 / (1000 * usec), usec / iterations / (count * 2.0)));
+            out.flush();
         }
 
         /**
