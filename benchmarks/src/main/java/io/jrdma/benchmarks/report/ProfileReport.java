@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 /**
  * Turns the results directory of {@code scripts/profile} into {@code profile-TEST.md}: where the clients of a jrdma tool
  * and its C counterpart spend their measured runs of one test (read-lat, write-lat, send-lat, write-bw, send-bw,
- * rstream-lat, endpoint-lat, endpoint-rate or netty-lat) on the same device. The directory
+ * rstream-lat, rstream-bw, endpoint-lat, endpoint-rate or netty-lat) on the same device. The directory
  * holds {@code env.txt} ({@code key=value} lines; {@code iterations} and {@code frequency} are required, {@code test}
  * is read-lat where absent) and, per round R, {@code round-R/c.txt} (perftest's output), {@code round-R/java.json}
  * ({@code jrdma perf --json}, {@code jrdma endpoint-perf --json} or NettyPerf's JSON) and
@@ -56,7 +56,10 @@ public final class ProfileReport {
         NETTY_LAT("netty-lat", "send", "round trip", "Typical µs", "Median typical latency", "µs"),
         /** rstream's test over rsockets, one transfer each way an iteration: two transfers an iteration. */
         RSTREAM_LAT("rstream-lat", "transfer", "transfer", "µs per transfer", "Median µs per transfer (rstream's "
-                + "usec/xfer)", "µs");
+                + "usec/xfer)", "µs"),
+        /** rstream's bandwidth test over rsockets: one iteration of many transfers one way, then as many back. */
+        RSTREAM_BW("rstream-bw", "transfer", "transfer", "µs per transfer", "Median µs per transfer (rstream's "
+                + "usec/xfer, the inverse of its bandwidth)", "µs");
 
         final String id;
         final String verb;
@@ -90,9 +93,14 @@ public final class ProfileReport {
                     || this == NETTY_LAT;
         }
 
+        /** Whether the tools are rstream and jrdma rstream, which report only how long their timed loop took. */
+        boolean rstream() {
+            return this == RSTREAM_LAT || this == RSTREAM_BW;
+        }
+
         String cTool() {
             return switch (this) {
-                case RSTREAM_LAT -> "rstream";
+                case RSTREAM_LAT, RSTREAM_BW -> "rstream";
                 case ENDPOINT_LAT, NETTY_LAT -> "ib_send_lat";
                 case ENDPOINT_RATE -> "ib_send_bw";
                 default -> "ib_" + id.replace('-', '_');
@@ -101,31 +109,34 @@ public final class ProfileReport {
 
         String javaTool() {
             return switch (this) {
-                case RSTREAM_LAT -> "jrdma rstream";
+                case RSTREAM_LAT, RSTREAM_BW -> "jrdma rstream";
                 case ENDPOINT_LAT, ENDPOINT_RATE -> "jrdma endpoint-perf";
                 case NETTY_LAT -> "jrdma-netty's echo (NettyPerf lat)";
                 default -> "jrdma perf";
             };
         }
 
-        /** Operations an iteration of the tools: rstream's latency test moves one transfer each way. */
+        /**
+         * Operations per unit of the run's {@code iterations}: rstream's latency test moves one transfer each way an
+         * iteration; its bandwidth test's {@code iterations} are the transfers each way of its one iteration.
+         */
         int operationsPerIteration() {
-            return this == RSTREAM_LAT ? 2 : 1;
+            return rstream() ? 2 : 1;
         }
 
         /** The C tool's result. */
         Measurement cResult(String text, int size) {
-            return this == RSTREAM_LAT ? Measurement.rstream(text, size) : Measurement.perftest(text).getFirst();
+            return rstream() ? Measurement.rstream(text, size) : Measurement.perftest(text).getFirst();
         }
 
         /** The Java tool's result. */
         Measurement javaResult(String text, int size) {
-            return this == RSTREAM_LAT ? Measurement.rstream(text, size) : Measurement.jrdmaJson(text).getFirst();
+            return rstream() ? Measurement.rstream(text, size) : Measurement.jrdmaJson(text).getFirst();
         }
 
         /** The file of a side's (c or java) result in a round. */
         String output(String side) {
-            return this == RSTREAM_LAT ? side + ".txt" : side.equals("c") ? "c.txt" : "java.json";
+            return rstream() ? side + ".txt" : side.equals("c") ? "c.txt" : "java.json";
         }
 
         double result(RunProfile r) {
@@ -177,7 +188,7 @@ public final class ProfileReport {
                 if (side.equals("java") && span.find()) {
                     runs.add(RunProfile.between(name, result, client, server, Long.parseLong(span.group(1)) / 1e9,
                             Long.parseLong(span.group(2)) / 1e9, iterations, frequency));
-                } else if (test == Test.RSTREAM_LAT) {
+                } else if (test.rstream()) {
                     runs.add(RunProfile.lasting(name, result, client, server, Measurement.rstreamSeconds(text),
                             iterations, frequency));
                 } else if (pingPong) {
@@ -203,11 +214,15 @@ public final class ProfileReport {
         md.append(String.format(Locale.ROOT, "Generated by `scripts/profile` on %s. %s at %s B, %s %ss a run "
                         + "(%s first runs %s untimed), C and Java alternating over %d round(s) in one VM boot. "
                         + "`perf record -k CLOCK_MONOTONIC -e cpu-clock -F %s` samples each client and each server process.%n%n",
-                env.get("date"), test.id, env.get("size"), test == Test.RSTREAM_LAT ? env.get("iterations")
-                        + " iterations of one transfer each way, " + Integer.parseInt(env.get("iterations"))
-                        * test.operationsPerIteration() : env.get("iterations"), test.operation, test.javaTool(),
+                env.get("date"), test.id, env.get("size"), switch (test) {
+                    case RSTREAM_LAT -> env.get("iterations") + " iterations of one transfer each way, "
+                            + Integer.parseInt(env.get("iterations")) * test.operationsPerIteration();
+                    case RSTREAM_BW -> "one iteration of " + env.get("iterations") + " transfers one way and as "
+                            + "many back, " + Integer.parseInt(env.get("iterations")) * test.operationsPerIteration();
+                    default -> env.get("iterations");
+                }, test.operation, test.javaTool(),
                 env.get("warmup"), c.size(), env.get("frequency")));
-        if (test == Test.RSTREAM_LAT) {
+        if (test.rstream()) {
             md.append("""
                     Neither rstream nor jrdma rstream reports where its timed loop began and ended, only how long it \
                     took (the result line's time). So each client's measured run is that long and ends where the \
@@ -217,7 +232,7 @@ public final class ProfileReport {
                     exit right after it (for Java the JVM's exit, which writes its perf map, may lengthen the \
                     stretch by a tenth of a second or so, shifting the window by as much). jrdma rstream's warm-up is \
                     left out: after it the client sleeps until the JIT has been idle for 2 s. Per transfer counts \
-                    both directions: an iteration is two. Times are the guest's: the CPU is emulated, so they are \
+                    both directions, the client's sends and its receives. Times are the guest's: the CPU is emulated, so they are \
                     many times those of real hardware, for C and Java alike.
 
                     """);
@@ -281,7 +296,7 @@ public final class ProfileReport {
                 share(c, List.of(Kind.KERNEL)), share(java, List.of(Kind.KERNEL)), test.cTool(),
                 share(c, List.of(Kind.TOOL, Kind.JVM, Kind.OTHER)), share(java, List.of(Kind.TOOL, Kind.JVM,
                         Kind.OTHER))));
-        if (test == Test.RSTREAM_LAT) {
+        if (test.rstream()) {
             md.append(String.format(Locale.ROOT, "- Client CPU per transfer in librdmacm's rsockets (median): C %.1f µs, "
                             + "Java %.1f µs; in the kernel: C %.1f µs, Java %.1f µs; in the tool's own code and its "
                             + "runtime (JIT code, the JVM, libc and the rest): C %.1f µs, Java %.1f µs.%n",
@@ -296,7 +311,7 @@ public final class ProfileReport {
         symbols(md, c, java, List.of(Kind.KERNEL));
         md.append("\n## User-space functions\n\nThe tools, their runtimes and the verbs libraries, same shares.\n\n");
         symbols(md, c, java, List.of(Kind.TOOL, Kind.JVM, Kind.VERBS, Kind.PROVIDER, Kind.OTHER, Kind.RDMACM));
-        if (test == Test.RSTREAM_LAT) {
+        if (test.rstream()) {
             md.append(String.format(Locale.ROOT, "%n## The largest differences per %s%n%nClient CPU µs per %s in "
                     + "each function, kernel and user space, over all measured runs of each side; the functions "
                     + "whose time differs most between C and Java.%n%n", test.operation, test.operation));

@@ -191,21 +191,17 @@ class ProfileReportTest {
 
     @Test
     void profilesRstreamPerTransferFromItsResultLines(@TempDir Path dir) throws IOException {
-        String header = "name      bytes   xfers   iters   total       time     Gb/sec  usec/xfer\n";
-        results(dir, "date=2026-11-26\ntest=rstream-lat\nsize=64\niterations=1000\nwarmup=1000\nfrequency=1000\n",
-                header + "custom    64      1       1k      125k        1.00s      0.03      16.19\n",
-                header + "custom    64      1       1k      125k        2.00s      0.01      39.65\n",
+        Map<String, String> env = rstreamResults(dir,
+                "date=2026-11-26\ntest=rstream-lat\nsize=64\niterations=1000\nwarmup=1000\nfrequency=1000\n",
+                "custom    64      1       1k      125k        1.00s      0.03      16.19\n",
+                "custom    64      1       1k      125k        2.00s      0.01      39.65\n",
                 script("rstream", "rrecv", "/usr/lib/x86_64-linux-gnu/librdmacm.so.1.3.48.0", 1.0),
                 script("java", "rxe_requester", "[kernel.kallsyms]", 2.0));
-        Path round = dir.resolve("round-1");
-        Files.move(round.resolve("java.json"), round.resolve("java.txt"));
-        List<RunProfile> runs = ProfileReport.collect(dir, BenchReport.environment(
-                Files.readString(dir.resolve("env.txt"))));
+        List<RunProfile> runs = ProfileReport.collect(dir, env);
         assertEquals(2000, runs.get(0).operations(), "two transfers an iteration");
         assertEquals(10.0, runs.get(1).from(), 1e-9, "as long as rstream's time, ending where the client stops");
         assertEquals(12.0, runs.get(1).to(), 1e-9);
-        String md = ProfileReport.markdown(BenchReport.environment(Files.readString(dir.resolve("env.txt"))), runs);
-        assertContains(md,
+        assertContains(ProfileReport.markdown(env, runs),
                 "# Where a transfer's time goes: jrdma rstream and rstream under perf",
                 "| Run | µs per transfer | Measured s | Client CPU µs per transfer |",
                 "| C 1 | 16.19 | 1.0 | 400.0 |",
@@ -215,6 +211,24 @@ class ProfileReportTest {
                 "| `rrecv` | 100.0% | 0.0% |",
                 "| `rxe_requester` | kernel | 0.00 | 800.00 | +800.00 |",
                 "| `rrecv` | librdmacm (rsockets) | 400.00 | 0.00 | -400.00 |");
+    }
+
+    @Test
+    void profilesRstreamBandwidthPerTransferOfItsOneIteration(@TempDir Path dir) throws IOException {
+        Map<String, String> env = rstreamResults(dir,
+                "date=2026-12-01\ntest=rstream-bw\nsize=65536\niterations=500\nwarmup=1\nfrequency=1000\n",
+                "custom    64k     500     1       62m         4.00s      0.13    4000.00\n",
+                "custom    64k     500     1       62m         4.40s      0.12    4400.00\n",
+                script("rstream", "rsend", "/usr/lib/x86_64-linux-gnu/librdmacm.so.1.3.48.0", 1.0),
+                script("java", "rsend", "/usr/lib/x86_64-linux-gnu/librdmacm.so.1.3.48.0", 2.0));
+        assertEquals("profile-rstream-bw-65536.md", ProfileReport.pageName(env));
+        List<RunProfile> runs = ProfileReport.collect(dir, env);
+        assertEquals(1000, runs.get(0).operations(), "500 transfers each way");
+        assertContains(ProfileReport.markdown(env, runs),
+                "one iteration of 500 transfers one way and as many back, 1000 transfers a run",
+                "| C 1 | 4000.00 | 4.0 |",
+                "| Java 1 | 4400.00 | 4.4 |",
+                "(Java/C 1.10)");
     }
 
     @Test
@@ -244,6 +258,19 @@ class ProfileReportTest {
         for (String part : parts) {
             assertTrue(md.contains(part), () -> "no '" + part + "' in:\n" + md);
         }
+    }
+
+    /**
+     * One round of rstream results: the two tools' result lines (under rstream's header) and perf scripts, the Java
+     * side's in a text file as jrdma rstream writes it; the run's environment.
+     */
+    private static Map<String, String> rstreamResults(Path dir, String env, String cLine, String javaLine,
+            String cScript, String javaScript) throws IOException {
+        String header = "name      bytes   xfers   iters   total       time     Gb/sec  usec/xfer\n";
+        results(dir, env, header + cLine, header + javaLine, cScript, javaScript);
+        Path round = dir.resolve("round-1");
+        Files.move(round.resolve("java.json"), round.resolve("java.txt"));
+        return BenchReport.environment(Files.readString(dir.resolve("env.txt")));
     }
 
     /** A results directory of one round, as {@code scripts/profile} leaves it; the servers left no samples. */
