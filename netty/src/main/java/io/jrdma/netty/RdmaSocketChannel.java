@@ -17,6 +17,7 @@ import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
+import io.netty.channel.FileRegion;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -46,8 +47,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link io.jrdma.endpoint.WorkerOptions#messageSize()} (give both sides the same options), or, when several of those
  * are flushed at once, as large messages of up to 1 MiB that the peer's endpoint takes by rendezvous: buffers of the
  * channel's {@link RdmaByteBufAllocator} taken on its loop from where they lie, other bytes copied into the
- * worker's registered buffer pool. Every message takes one of the peer's credits until the peer's application
- * releases it. When the
+ * worker's registered buffer pool. A {@link FileRegion} is copied into that pool as it writes itself, a message at a
+ * time. Every message takes one of the peer's credits until the peer's application releases it. When the
  * peer has no credit left, the rest waits in the channel's outbound buffer, so the channel's writability follows the
  * peer's credits through its write-buffer watermarks: a slow reader slows down its own writer only.
  *
@@ -85,6 +86,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     private final Gather gather = new Gather();
     private final Copy copy = new Copy();
+    private final FileRegionCopy regionCopy = new FileRegionCopy();
+    /**
+     * A message copied from the file region at the head of the outbound buffer that the endpoint refused: the region
+     * has moved past its bytes, so it goes first when the endpoint takes messages again. On the loop.
+     */
+    private Buffer regionMessage;
+    private int regionLength;
     private final LargeSent largeSent = new LargeSent();
     /** Large messages posted and not yet complete; on the loop. */
     private int largeInFlight;
@@ -380,6 +388,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             p.tryFailure(new ClosedChannelException());
         }
         reads.clear();
+        if (regionMessage != null) {
+            regionMessage.close();   // never posted; the outbound buffer fails its region's write
+            regionMessage = null;
+        }
         if (request != null) {
             ConnectRequest r = request;
             request = null;
@@ -401,11 +413,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     @Override
     protected Object filterOutboundMessage(Object msg) {
-        if (msg instanceof ByteBuf) {
+        if (msg instanceof ByteBuf || msg instanceof FileRegion) {
             return msg;
         }
         throw new UnsupportedOperationException("unsupported message type: " + StringUtil.simpleClassName(msg)
-                + " (expected: ByteBuf)");
+                + " (expected: ByteBuf, FileRegion)");
     }
 
     /**
@@ -414,13 +426,20 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
      * send completes; the others are gathered and copied into pooled buffers, so that small writes share a message.
      * A message is at most the worker's message size, or, when at least {@link #LARGE_MIN_MESSAGES} of those are
      * flushed, one large message of up to {@link #LARGE_MESSAGE} bytes (at most {@link #LARGE_IN_FLIGHT} at once).
-     * Stops at the first message the endpoint refuses, leaving the rest for {@code onWritable}. A write's promise
+     * A {@link FileRegion} goes in messages of its own, sized the same way, copied from the file. Stops at the first
+     * message the endpoint refuses, leaving the rest for {@code onWritable}. A write's promise
      * completes once its bytes are posted.
      */
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
         int small = binding.handler().messageSize();
         while (!writeRefused && !in.isEmpty()) {
+            if (in.current() instanceof FileRegion region) {
+                if (!writeRegion(in, region)) {
+                    return;
+                }
+                continue;
+            }
             ByteBuf first = (ByteBuf) in.current();
             if (!first.isReadable()) {
                 in.remove();   // an empty buffer
@@ -466,6 +485,59 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         return (int) Math.min(available, LARGE_MESSAGE);
     }
 
+    /**
+     * Sends the next message's worth of {@code region}, copied into a pooled buffer (see {@link FileRegionCopy}), and
+     * takes the region off the outbound buffer once it is complete: whether the channel may write on. A message the
+     * endpoint refuses is kept ({@link #regionMessage}) and posted first when it takes messages again.
+     */
+    private boolean writeRegion(ChannelOutboundBuffer in, FileRegion region) throws Exception {
+        if (regionMessage == null && region.transferred() < region.count()) {
+            int length = messageLength(region.count() - region.transferred(), binding.handler().messageSize());
+            if (length < 0) {
+                return false;   // as many large messages in flight as a channel may have
+            }
+            Buffer message = pool().allocate(length);
+            try {
+                regionLength = regionCopy.fill(region, message.segment(), length);
+            } catch (Throwable t) {
+                message.close();
+                throw t;
+            }
+            if (regionLength > 0) {
+                in.progress(regionLength);
+                regionMessage = message;
+            } else {
+                message.close();
+                if (region.transferred() < region.count()) {
+                    // The region moved nothing (a custom region waiting for something): as a socket transport does
+                    // when a transfer moved nothing, the channel tries again later, here on its loop.
+                    eventLoop().execute(((RdmaUnsafe) unsafe())::retryWrites);
+                    return false;
+                }
+            }
+        }
+        if (regionMessage != null) {
+            Buffer message = regionMessage;
+            boolean posted;
+            try {
+                posted = post(message.region(), message.offset(), regionLength, message);
+            } catch (Throwable t) {
+                // The write fails, and its region with it: its bytes must not go out ahead of the next message.
+                regionMessage = null;
+                message.close();
+                throw t;
+            }
+            if (!posted) {
+                return false;
+            }
+            regionMessage = null;   // the send lets it go when it completes
+        }
+        if (region.transferred() >= region.count()) {
+            in.remove();
+        }
+        return true;
+    }
+
     /** {@return the bytes this channel sent from where they lay, with no copy} For the tests. */
     long bytesSentInPlace() {
         return sentInPlace;
@@ -496,9 +568,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
         @Override
         public boolean processMessage(Object msg) {
-            ByteBuf b = (ByteBuf) msg;
-            if (bytes > 0 && inPlace(b) != null) {
-                return false;
+            if (!(msg instanceof ByteBuf b) || bytes > 0 && inPlace(b) != null) {
+                return false;   // a file region is a message of its own, and so is a registered buffer after others
             }
             bytes += b.readableBytes();
             return bytes < LARGE_MESSAGE;
@@ -696,6 +767,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         void resumeWrites() {
             writeRefused = false;
             flush0();
+        }
+
+        /** A write that moved nothing tries again, if the channel is still open. */
+        void retryWrites() {
+            if (open) {
+                flush0();
+            }
         }
     }
 

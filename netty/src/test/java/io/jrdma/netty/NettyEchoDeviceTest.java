@@ -17,6 +17,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
@@ -26,6 +27,7 @@ import io.netty.channel.socket.SocketChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -33,6 +35,8 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -342,6 +346,55 @@ class NettyEchoDeviceTest {
             assertEquals(writer.finished.get(WAIT_SECONDS, TimeUnit.SECONDS),
                     reader.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertEquals(bytes, writer.sent);
+            client.close().sync();
+            server.close().sync();
+        }
+    }
+
+    /**
+     * File regions into a reader that does not read: each small region is a message of its own, so the 33rd meets
+     * the peer's 32 credits used up, after the region was copied; it waits, copied, and goes first once the reader
+     * reads, ahead of the rest and of a region large enough for large messages. Every byte arrives, in order.
+     */
+    @Test
+    void fileRegionsThatMeetNoCreditsWaitCopiedAndArriveWholeInOrder(Device device, @TempDir Path dir)
+            throws Exception {
+        int small = 3000;
+        int regions = 100;
+        int large = (2 << 20) + 77;
+        byte[] content = new byte[regions * small + large + 5000];
+        new SplittableRandom(11).nextBytes(content);
+        Path file = Files.write(dir.resolve("regions.bin"), content);
+        CRC32 expected = new CRC32();
+        expected.update(content, 5000, regions * small + large);
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Tally reader = new Tally((long) regions * small + large);
+            Channel server = bed.serve(() -> new ChannelHandler[] {reader}, false);
+            Channel client = bed.connect(server, () -> new ChannelHandler[] {new ChannelInboundHandlerAdapter()});
+            List<DefaultFileRegion> sent = new ArrayList<>();
+            List<ChannelFuture> writes = new ArrayList<>();
+            for (int i = 0; i <= regions; i++) {
+                DefaultFileRegion region = new DefaultFileRegion(file.toFile(), 5000L + (long) i * small,
+                        i < regions ? small : large);
+                sent.add(region);
+                writes.add(client.write(region));
+            }
+            client.flush();
+
+            int credits = NettyBed.OPTIONS.credits();
+            writes.get(credits - 1).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            // On the loop, after the flush that posted the last region the credits allowed and met the next.
+            boolean[] waitsCopied = client.eventLoop().submit(() -> new boolean[] {
+                sent.get(credits).transferred() == small, writes.get(credits).isDone()}).get();
+            assertTrue(waitsCopied[0], "the region that met no credit was not copied");
+            assertFalse(waitsCopied[1], "a region was written beyond the peer's credits");
+            assertEquals(0, reader.received, "the reader got bytes without reading");
+
+            reader.active.get(WAIT_SECONDS, TimeUnit.SECONDS).config().setAutoRead(true);
+            assertEquals(expected.getValue(), reader.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            for (ChannelFuture write : writes) {
+                assertTrue(write.isSuccess());
+            }
             client.close().sync();
             server.close().sync();
         }
