@@ -92,6 +92,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
      * has moved past its bytes, so it goes first when the endpoint takes messages again. On the loop.
      */
     private Buffer regionMessage;
+    /** The bytes of {@link #regionMessage}. */
     private int regionLength;
     private final LargeSent largeSent = new LargeSent();
     /** Large messages posted and not yet complete; on the loop. */
