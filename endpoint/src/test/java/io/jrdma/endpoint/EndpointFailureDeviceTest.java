@@ -106,7 +106,7 @@ class EndpointFailureDeviceTest {
         try (WorkerPair pair = new WorkerPair(DeviceAddresses.ipv4(device), WorkerOptions.defaults(),
                 WorkerOptions.defaults(), new FailureCatcher());
              Buffer out = pair.server.buffers().allocate(PATTERNED)) {
-            sendPatternedAndClose(pair, out);
+            sendPatternedAndClose(pair, out, false);
             for (int round = 0; round < 100; round++) {
                 int r = round;
                 PatternRecorder clientSide = new PatternRecorder();
@@ -122,9 +122,11 @@ class EndpointFailureDeviceTest {
     }
 
     /**
-     * The same server, while the client keeps 64 sends of its own in flight: the server's disconnect cuts them off
-     * and breaks the client's endpoint, but what the server sent before it closed is handed over first, whole and
-     * in order, as small messages arriving before a break are. When the disconnect does not reach the client, its
+     * The same server, closing once the client's first message arrived, while the client keeps 64 sends of its own
+     * in flight: the server's disconnect cuts them off and breaks the client's endpoint, but what the server sent
+     * before it closed is handed over first, whole and in order, as small messages arriving before a break are.
+     * (A server that closed at once could disconnect before the client's first send, which the endpoint then
+     * refuses, and nothing would be cut off.) When the disconnect does not reach the client, its
      * sends fail after the transport's retries instead; its queue pair then still has a large message's window
      * bound, and releasing the endpoint must not wait for that (rxe keeps a bound window's queue pair for 50 s,
      * with the worker's thread), so each close is given 20 s.
@@ -136,7 +138,7 @@ class EndpointFailureDeviceTest {
                 WorkerOptions.defaults(), new FailureCatcher());
              Buffer out = pair.server.buffers().allocate(PATTERNED);
              Buffer small = pair.client.buffers().allocate(64)) {
-            sendPatternedAndClose(pair, out);
+            sendPatternedAndClose(pair, out, true);
             for (int round = 0; round < 10; round++) {
                 int r = round;
                 PatternRecorder clientSide = new PatternRecorder();
@@ -159,23 +161,40 @@ class EndpointFailureDeviceTest {
     /** Large and small messages, sent as the server accepts. */
     private static final List<Integer> CLOSING_SIZES = List.of(100_000, 5000, PATTERNED, 64);
 
-    /** The server accepts, sends {@link #CLOSING_SIZES} of a pattern, and closes at once. */
-    private static void sendPatternedAndClose(WorkerPair pair, Buffer out) {
+    /**
+     * The server accepts, sends {@link #CLOSING_SIZES} of a pattern, and closes at once, or, {@code onFirstMessage},
+     * when the client's first message arrives.
+     */
+    private static void sendPatternedAndClose(WorkerPair pair, Buffer out, boolean onFirstMessage) {
         for (int i = 0; i < PATTERNED; i++) {
             out.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
         }
         pair.acceptor = request -> {
-            Endpoint server = request.accept(new FailureCatcher(), null);
+            Endpoint server = request.accept(onFirstMessage ? new FailureCatcher() {
+                @Override
+                public void onMessage(Endpoint endpoint, ReceivedMessage message) {
+                    message.release();
+                    endpoint.close();
+                }
+            } : new FailureCatcher(), null);
             for (int size : CLOSING_SIZES) {
                 server.send(out.region(), out.offset(), size);
             }
-            server.close();
+            if (!onFirstMessage) {
+                server.close();
+            }
         };
     }
 
     /** Sends 64 B, and again each time that completes, until the endpoint refuses. */
     private static void keepSending(Endpoint ep, Buffer small) {
-        ep.send(small.region(), small.offset(), 64).whenComplete((n, failure) -> {
+        CompletableFuture<Long> sent;
+        try {
+            sent = ep.send(small.region(), small.offset(), 64);
+        } catch (IllegalStateException disconnected) {
+            return;   // the peer's close got here first
+        }
+        sent.whenComplete((n, failure) -> {
             if (failure == null) {
                 keepSending(ep, small);
             }
