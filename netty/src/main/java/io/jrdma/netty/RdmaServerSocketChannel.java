@@ -32,7 +32,7 @@ import java.util.function.UnaryOperator;
 public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerSocketChannel {
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
     /** Accepted channels; a listener's stream has no end. */
-    private final ReadQueue reads = new ReadQueue(this, () -> { }, UnaryOperator.identity());
+    private final ReadQueue reads = new ReadQueue(this, () -> { }, () -> { }, UnaryOperator.identity());
     private final LoopBinding binding = new LoopBinding();
     private EndpointListener listener;
     private boolean open = true;

@@ -25,9 +25,11 @@ import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.util.internal.StringUtil;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
@@ -55,7 +57,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Half-closure: {@link #shutdownOutput()} posts, after everything already posted, a message of no bytes with an
  * immediate value, which ends the stream at the peer: the peer reads its data, then closes, or with
  * {@link io.netty.channel.ChannelOption#ALLOW_HALF_CLOSURE} fires {@link ChannelInputShutdownEvent} and may still
- * write. {@link #shutdownInput()} drops what arrives from then on; the peer is not told.
+ * write. {@link #shutdownInput()} drops what arrives from then on; the peer is not told. A close with
+ * {@link io.netty.channel.ChannelOption#SO_LINGER} 0 posts, in the same way, a message that resets the stream: the
+ * peer reads what came before it, then gets a {@link SocketException} in {@code exceptionCaught} and closes, as a
+ * TCP peer does on an {@code RST}.
  *
  * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
  */
@@ -65,6 +70,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private static final Duration NO_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
     /** The immediate value of the message of no bytes that ends a stream (the endpoints need one on such a message). */
     private static final int END_OF_STREAM = 0;
+    /** The immediate value of the message of no bytes that resets a stream (a close with {@code SO_LINGER} 0). */
+    private static final int RESET = 1;
     /**
      * The fewest bytes of a registered buffer that are sent from where they lie: below it a copy costs less than
      * a message of their own (a credit, a work request, a completion), and gathers them with the writes around them.
@@ -100,7 +107,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /** Bytes sent from registered buffers in place; read on the loop. */
     private long sentInPlace;
     private final RdmaSocketChannelConfig config = new RdmaSocketChannelConfig(this);
-    private final ReadQueue reads = new ReadQueue(this, this::endOfInput, this::toRead);
+    private final ReadQueue reads = new ReadQueue(this, this::endOfInput, this::resetByPeer, this::toRead);
     private final LoopBinding binding = new LoopBinding();
     private final EndpointHandler events = new Events();
     private Endpoint endpoint;
@@ -284,15 +291,38 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         if (!active) {
             throw new NotYetConnectedException();
         }
-        Buffer none = pool().allocate(1);
+        postMark(END_OF_STREAM);
+        outputShutdown = true;
+    }
+
+    /**
+     * Posts a message of no bytes with the immediate value {@code mark} after what was posted before, through the
+     * endpoint's backlog if the peer has no credit now. Takes its buffer from the endpoint's worker, not the loop's:
+     * a close can come before the registration.
+     */
+    private void postMark(int mark) throws RdmaException, ClosedChannelException {
+        Buffer none = null;
         try {
-            endpoint.sendWithImmediate(none.region(), none.offset(), 0, END_OF_STREAM)
-                    .whenComplete((n, failure) -> none.close());
-        } catch (IllegalStateException closing) {
-            none.close();
+            none = endpoint.worker().buffers().allocate(1);
+            Buffer sent = none;
+            endpoint.sendWithImmediate(none.region(), none.offset(), 0, mark).whenComplete((n, failure) -> sent.close());
+        } catch (IllegalStateException closing) {   // the endpoint, or its worker and pool with it
+            if (none != null) {
+                none.close();
+            }
             throw new ClosedChannelException();
         }
-        outputShutdown = true;
+    }
+
+    /**
+     * The peer reset its stream, and everything it sent before was read: an {@code exceptionCaught}, then the close,
+     * as on a socket whose read meets {@code ECONNRESET}.
+     */
+    private void resetByPeer() {
+        pipeline().fireExceptionCaught(new SocketException("Connection reset by peer"));
+        if (isOpen()) {
+            unsafe().close(unsafe().voidPromise());
+        }
     }
 
     /**
@@ -403,6 +433,14 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             }
         }
         if (endpoint != null) {
+            if (config.getSoLinger() == 0) {
+                try {
+                    postMark(RESET);
+                } catch (IOException notPosted) {
+                    // The endpoint is closing or broken already (the peer learns of that instead), or the pool could
+                    // not register memory for the mark: the close goes on in order.
+                }
+            }
             endpoint.close();   // what was posted still completes, then it disconnects
         }
     }
@@ -825,10 +863,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     private final class Events implements EndpointHandler {
         @Override
         public void onMessage(Endpoint ep, ReceivedMessage message) {
-            boolean end = message.length() == 0 && message.hasImmediate() && !message.isRemoteWrite();
+            boolean mark = message.length() == 0 && message.hasImmediate() && !message.isRemoteWrite();
             if (!open || inputShutdown || message.length() == 0) {
-                message.release();   // a closed channel's late message, the end of the stream, or a write's notice
-                if (end && open) {
+                boolean reset = mark && message.immediate() == RESET;
+                message.release();   // a closed channel's late message, a mark, or a write's notice
+                if (reset && open) {
+                    reads.reset();
+                } else if (mark && open) {
                     reads.end();
                 }
                 return;

@@ -16,8 +16,12 @@ import java.util.Map;
  * {@link ChannelOption#ALLOW_HALF_CLOSURE}, {@link ChannelOption#TCP_NODELAY}, which is always true (an endpoint
  * posts each flushed message at once), and {@link ChannelOption#SO_KEEPALIVE}, which is the worker's: its endpoints'
  * idle peers are checked after {@code WorkerOptions.keepalive} unless that is zero, so the option reads as the
- * worker does and takes only that value (grpc-netty, for one, asks every connection for it). The other socket
- * options do not apply; their setters throw, {@code setOption} refuses them.
+ * worker does and takes only that value (grpc-netty, for one, asks every connection for it).
+ * {@link ChannelOption#SO_LINGER} 0 makes a close reset the stream: the peer reads what was written before, then
+ * gets a {@link java.net.SocketException} ("Connection reset by peer") in {@code exceptionCaught} where it would
+ * read the end of the stream, as a TCP peer does after an {@code RST}; any other value closes in order, as without
+ * it (everything written is delivered, and the close never blocks). The other socket options do not apply; their
+ * setters throw, {@code setOption} refuses them.
  */
 final class RdmaSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
     private static final boolean DEFAULT_KEEPALIVE = !RdmaIoHandler.defaultOptions().keepalive().isZero();
@@ -25,6 +29,8 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
     private volatile boolean allowHalfClosure;
     /** The loop's worker's keepalive once registered; before, that of the transport's default options. */
     private volatile boolean keepAlive = DEFAULT_KEEPALIVE;
+    /** -1 (off) or the seconds given; only 0 changes what a close does. */
+    private volatile int soLinger = -1;
 
     RdmaSocketChannelConfig(RdmaSocketChannel channel) {
         super(channel);
@@ -34,7 +40,7 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), ChannelOption.TCP_NODELAY, ChannelOption.ALLOW_HALF_CLOSURE,
-                ChannelOption.SO_KEEPALIVE);
+                ChannelOption.SO_KEEPALIVE, ChannelOption.SO_LINGER);
     }
 
     @Override
@@ -48,6 +54,9 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
         }
         if (option == ChannelOption.SO_KEEPALIVE) {
             return (T) Boolean.valueOf(isKeepAlive());
+        }
+        if (option == ChannelOption.SO_LINGER) {
+            return (T) Integer.valueOf(getSoLinger());
         }
         return super.getOption(option);
     }
@@ -65,6 +74,10 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
         }
         if (option == ChannelOption.SO_KEEPALIVE) {
             setKeepAlive((Boolean) value);
+            return true;
+        }
+        if (option == ChannelOption.SO_LINGER) {
+            setSoLinger((Integer) value);
             return true;
         }
         return super.setOption(option, value);
@@ -85,12 +98,14 @@ final class RdmaSocketChannelConfig extends DefaultChannelConfig implements Sock
 
     @Override
     public int getSoLinger() {
-        return -1;
+        return soLinger;
     }
 
+    /** 0: a close resets the stream; below 0: off; any other value: an orderly close, as when off. */
     @Override
     public SocketChannelConfig setSoLinger(int soLinger) {
-        throw NotApplicable.option("SO_LINGER");
+        this.soLinger = Math.max(-1, soLinger);
+        return this;
     }
 
     @Override

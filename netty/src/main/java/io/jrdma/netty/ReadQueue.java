@@ -25,9 +25,12 @@ import java.util.function.UnaryOperator;
 final class ReadQueue {
     /** Where the peer's stream ends: what follows it is not read. */
     private static final Object END = new Object();
+    /** Where the peer reset the stream: an end that the channel reports as an error. */
+    private static final Object RESET = new Object();
 
     private final Channel channel;
     private final Runnable onEnd;
+    private final Runnable onReset;
     private final UnaryOperator<Object> beforeRead;
     private final ArrayDeque<Object> items = new ArrayDeque<>();
     /** {@link #anyLeft()} for the allocator's handle, made once rather than per read. */
@@ -41,11 +44,13 @@ final class ReadQueue {
     /**
      * @param channel the channel whose pipeline reads
      * @param onEnd      what the channel does when a read reaches the end of the peer's stream ({@link #end()})
+     * @param onReset    what the channel does when a read reaches the peer's reset ({@link #reset()})
      * @param beforeRead what the pipeline reads for an item, at the moment it reads it
      */
-    ReadQueue(Channel channel, Runnable onEnd, UnaryOperator<Object> beforeRead) {
+    ReadQueue(Channel channel, Runnable onEnd, Runnable onReset, UnaryOperator<Object> beforeRead) {
         this.channel = channel;
         this.onEnd = onEnd;
+        this.onReset = onReset;
         this.beforeRead = beforeRead;
     }
 
@@ -68,6 +73,11 @@ final class ReadQueue {
         add(END);
     }
 
+    /** The peer reset its stream: as {@link #end()}, but the channel is told of a reset. */
+    void reset() {
+        add(RESET);
+    }
+
     /** Whether Netty asked for a read that has not taken anything yet. */
     boolean requested() {
         return requested;
@@ -84,7 +94,16 @@ final class ReadQueue {
     }
 
     private boolean endIsNext() {
-        return current == null && items.peek() == END;
+        return current == null && isEnd(items.peek());
+    }
+
+    private static boolean isEnd(Object item) {
+        return item == END || item == RESET;
+    }
+
+    /** Tells the channel of the end {@code item}. */
+    private void ended(Object item) {
+        (item == RESET ? onReset : onEnd).run();
     }
 
     private void schedule() {
@@ -102,8 +121,7 @@ final class ReadQueue {
     void deliver() {
         if (channel.isOpen()) {
             if (endIsNext()) {
-                items.poll();
-                onEnd.run();
+                ended(items.poll());
             } else if (requested && anyLeft()) {
                 read();
             }
@@ -122,12 +140,12 @@ final class ReadQueue {
         boolean read = false;
         do {
             Object next = current != null ? current : items.poll();
-            if (next == END) {
+            if (isEnd(next)) {
                 if (read) {
                     handle.readComplete();
                     pipeline.fireChannelReadComplete();
                 }
-                onEnd.run();
+                ended(next);
                 return;
             }
             if (current == null) {

@@ -14,7 +14,8 @@
  * <p><b>Wire format.</b> The endpoints' messages: a channel's byte stream is cut into messages where it was
  * flushed (at most the workers' message size each, or up to 1 MiB as the endpoints' large message when several of
  * those are flushed at once) and the peer reads each message as one buffer; a message of no
- * bytes with the immediate value 0 ends the stream ({@code shutdownOutput}). Both ends must be jrdma-netty channels
+ * bytes with the immediate value 0 ends the stream ({@code shutdownOutput}), one with the immediate value 1 resets it
+ * (a close with {@code SO_LINGER} 0). Both ends must be jrdma-netty channels
  * (or jrdma endpoints that treat the messages as a byte stream).
  *
  * <p><b>Memory.</b> Received buffers are the worker's registered receive buffers, borrowed: releasing a buffer

@@ -17,6 +17,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -33,6 +34,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -465,6 +467,35 @@ class NettyEchoDeviceTest {
                     "the server's answer is not the CRC of the stream the client sent");
             assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the client channel stayed open");
             assertNull(answer.caught, "the server's orderly close reached the client as an exception");
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aCloseWithSoLingerZeroResetsThePeerAfterItReadWhatWasWrittenBefore(Device device) throws Exception {
+        long bytes = 1 << 20;
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            CompletableFuture<Pump> serverPump = new CompletableFuture<>();
+            Channel server = bed.serve(() -> {
+                // Sends its stream and closes with SO_LINGER 0, while the client is still reading.
+                Pump pump = new Pump(37, bytes, SIZES, false, true);
+                serverPump.complete(pump);
+                return new ChannelHandler[] {new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void handlerAdded(ChannelHandlerContext ctx) {
+                        ctx.channel().config().setOption(ChannelOption.SO_LINGER, 0);
+                    }
+                }, pump};
+            }, true);
+            Tally fromServer = new Tally(bytes);
+            Channel client = bed.connect(server, () -> new ChannelHandler[] {fromServer});
+
+            assertEquals(serverPump.get(WAIT_SECONDS, TimeUnit.SECONDS).finished.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                    fromServer.done.get(WAIT_SECONDS, TimeUnit.SECONDS), "what was written before the reset");
+            assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the client channel stayed open");
+            SocketException reset = assertInstanceOf(SocketException.class, fromServer.caught,
+                    "the reset did not reach the client as an exception");
+            assertEquals("Connection reset by peer", reset.getMessage());
             server.close().sync();
         }
     }

@@ -35,6 +35,19 @@ class RdmaChannelConfigTest {
     }
 
     @Test
+    void aSocketChannelTakesSoLingerOffByDefaultWhereZeroMakesItsCloseAReset() {
+        RdmaSocketChannel ch = new RdmaSocketChannel();
+        assertEquals(-1, ch.config().getOption(ChannelOption.SO_LINGER));
+        assertTrue(ch.config().getOptions().containsKey(ChannelOption.SO_LINGER));
+        assertTrue(ch.config().setOption(ChannelOption.SO_LINGER, 0));
+        assertEquals(0, ch.config().getSoLinger());
+        ch.config().setSoLinger(5);
+        assertEquals(5, ch.config().getOption(ChannelOption.SO_LINGER));
+        ch.config().setSoLinger(-7);
+        assertEquals(-1, ch.config().getSoLinger(), "a negative linger is off, as on Netty's socket channels");
+    }
+
+    @Test
     void aSocketChannelAllocatesThroughTheRegisteringAllocatorWhichOffALoopGivesNettysBuffers() {
         RdmaSocketChannel ch = new RdmaSocketChannel();
         assertSame(RdmaByteBufAllocator.DEFAULT, ch.config().getAllocator());
