@@ -1475,6 +1475,19 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
+     * Whether the worker has nothing under way: no endpoint (connecting, open or closing), no listener, no connect
+     * request, no task handed to it. A loop that drives the worker can close it then without cutting anything off
+     * (an event loop that is about to give up its thread, say).
+     *
+     * @return whether closing the worker now would end nothing but the worker
+     * @throws WrongThreadException off the worker's thread
+     */
+    public boolean isIdle() {
+        checkThread();
+        return ids.isEmpty() && !hasEndpoints() && listeners.isEmpty() && deferred.isEmpty() && submissions.isEmpty();
+    }
+
+    /**
      * {@return whether the worker is closed}
      */
     public boolean isClosed() {

@@ -10,6 +10,8 @@ import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.MultithreadEventExecutorGroup;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 
 import java.io.IOException;
@@ -29,13 +31,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * busy-polls that long, as a started worker does), it blocks in the worker's wait (its completion channel,
  * connection-manager channel, eventfd and timer, in one epoll) for no longer than the loop's next scheduled task;
  * another thread's task wakes it through the worker's eventfd. A spin longer than the gaps between a connection's
- * messages keeps a latency-bound loop from ever paying a wake-up, at the cost of a busy core.
+ * messages keeps a latency-bound loop from ever paying a wake-up, at the cost of a busy core. In an auto-scaling
+ * group ({@link io.netty.util.concurrent.AutoScalingEventExecutorChooserFactory}) a loop that is suspended closes its
+ * worker first, once nothing is under way on it, and the thread that resumes it opens a new one.
  *
  * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
  */
 public final class RdmaIoHandler implements IoHandler {
     /** Progress rounds per run while there is work: each polls a batch of completions and runs the worker's tasks. */
     private static final int ROUNDS = 16;
+    private static final Runnable NOTHING = () -> { };
 
     private final InetAddress address;
     private final WorkerOptions options;
@@ -49,6 +54,16 @@ public final class RdmaIoHandler implements IoHandler {
     private final ArrayDeque<ReadQueue> readable = new ArrayDeque<>();
     private volatile Worker worker;
     private Exception openFailure;
+    /**
+     * The worker was closed because the loop was about to give up its thread (an auto-scaling group suspends idle
+     * loops): the loop's next run, on whatever thread, opens a new one.
+     */
+    private boolean closedForSuspension;
+    /**
+     * The loop is one of an auto-scaling group, which weighs its loops by the time they work: only then does a run
+     * read the clock to report it (a clock read in every run was a tenth of a busy-polling loop on an emulated CPU).
+     */
+    private boolean reportsWork;
 
     private RdmaIoHandler(InetAddress address, WorkerOptions options, ThreadAwareExecutor executor) {
         this.address = address;
@@ -92,11 +107,23 @@ public final class RdmaIoHandler implements IoHandler {
     public static IoHandlerFactory newFactory(InetAddress deviceAddress, WorkerOptions options) {
         Objects.requireNonNull(deviceAddress, "deviceAddress");
         Objects.requireNonNull(options, "options");
-        return executor -> new RdmaIoHandler(deviceAddress, options, executor);
+        return new IoHandlerFactory() {
+            @Override
+            public IoHandler newHandler(ThreadAwareExecutor executor) {
+                return new RdmaIoHandler(deviceAddress, options, executor);
+            }
+
+            /** An auto-scaling group may suspend an idle loop and resume it on another thread; see the class. */
+            @Override
+            public boolean isChangingThreadSupported() {
+                return true;
+            }
+        };
     }
 
     /**
-     * Opens the loop's worker on the loop's thread, which the worker is confined to.
+     * Opens the loop's worker on the loop's thread, which the worker is confined to; Netty calls it each time the
+     * loop starts a thread, again after a suspension, when the worker of the thread before was closed.
      *
      * @throws ChannelException if the worker cannot be opened (no RDMA device has the address, the locked-memory
      *                          limit is too low, or the device's queues cannot hold what the options ask for); the
@@ -104,8 +131,20 @@ public final class RdmaIoHandler implements IoHandler {
      */
     @Override
     public void initialize() {
+        // Here, not in the constructor: the group makes its loops before the chooser that scales them.
+        reportsWork = executor instanceof EventExecutor loop && loop.parent() instanceof MultithreadEventExecutorGroup g
+                && !g.executorUtilizations().isEmpty();
+        // Netty starts a loop that never ran only to shut it down: that one opens no worker (device resources and
+        // a registered slab, in time a shutdown waits for) unless a channel still registers with it.
+        if (worker == null && !(executor instanceof EventExecutor loop && loop.isShuttingDown())) {
+            openWorker();
+        }
+    }
+
+    private void openWorker() {
         try {
             worker = Worker.open(address, options);
+            closedForSuspension = false;
             RdmaByteBufAllocator.enter(worker.buffers());
         } catch (IOException | IllegalArgumentException e) {
             openFailure = e;
@@ -115,7 +154,13 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
+        if (closedForSuspension) {
+            openWorker();   // the loop did not suspend after all: a task or a registration came first
+        }
         Worker w = worker;
+        if (w == null) {
+            return 0;   // started only to shut down
+        }
         int work = 0;
         try {
             if (spin.spun()) {
@@ -126,6 +171,9 @@ public final class RdmaIoHandler implements IoHandler {
                 }
                 blocking.set(false);
             }
+            // The time the loop worked, not the time it waited or spun.
+            boolean report = reportsWork && context.shouldReportActiveIoTime();
+            long start = report ? System.nanoTime() : 0;
             work += deliverReads();
             for (int i = 0; i < ROUNDS; i++) {
                 int n = w.progress();
@@ -134,12 +182,40 @@ public final class RdmaIoHandler implements IoHandler {
                     break;
                 }
             }
+            if (report) {
+                context.reportActiveIoTime(work > 0 ? System.nanoTime() - start : 0);
+            }
             spin.ran(work > 0);
+            if (executor instanceof EventExecutor loop && loop.isSuspended()) {
+                closeForSuspension(loop, work);
+            }
         } catch (RdmaException e) {
             // The completion queue or the worker's wait failed: nothing on this loop can make progress any more.
             throw new ChannelException(w + " failed", e);
         }
         return work;
+    }
+
+    /**
+     * The loop was asked to suspend (an auto-scaling group's idle loop gives up its thread, and a later task starts a
+     * new one, on which Netty initializes the handler again). The worker is confined to this thread, and nothing could
+     * close it once the thread has ended, so it closes now, once a run found nothing to do and nothing is under way;
+     * until then a task keeps the loop from suspending, so that a connection still closing finishes its disconnect
+     * here. Netty suspends a loop only when no channel is registered with it.
+     */
+    private void closeForSuspension(EventExecutor loop, int work) throws RdmaException {
+        if (!registrations.isEmpty()) {
+            return;   // Netty does not suspend it
+        }
+        Worker w = worker;
+        if (work > 0 || !readable.isEmpty() || !w.isIdle()) {
+            loop.execute(NOTHING);
+            return;
+        }
+        RdmaByteBufAllocator.leave();
+        closedForSuspension = true;
+        worker = null;
+        w.close();
     }
 
     /**
@@ -188,6 +264,9 @@ public final class RdmaIoHandler implements IoHandler {
     public IoRegistration register(IoHandle handle) throws Exception {
         if (!(handle instanceof RdmaIoHandle h)) {
             throw new IllegalArgumentException(handle + " is not a jrdma channel's");
+        }
+        if (worker == null && openFailure == null) {
+            openWorker();   // a registration came before the loop suspended, or while it shuts down
         }
         if (worker == null) {
             throw new IOException("no RDMA worker on " + address.getHostAddress(), openFailure);

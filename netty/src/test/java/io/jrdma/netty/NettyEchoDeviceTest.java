@@ -2,6 +2,7 @@ package io.jrdma.netty;
 
 import io.jrdma.endpoint.ConnectionRejectedException;
 import io.jrdma.endpoint.EndpointException;
+import io.jrdma.endpoint.Worker;
 import io.jrdma.endpoint.WorkerOptions;
 import io.jrdma.ibverbs.Device;
 import io.jrdma.junit.ChildServer;
@@ -25,6 +26,8 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.AutoScalingEventExecutorChooserFactory;
+import io.netty.util.concurrent.EventExecutor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,14 +44,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
@@ -57,6 +63,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -498,6 +505,63 @@ class NettyEchoDeviceTest {
             assertEquals("Connection reset by peer", reset.getMessage());
             server.close().sync();
         }
+    }
+
+    @Test
+    void aLoopThatAnAutoScalingGroupSuspendsClosesItsWorkerAndResumesWithANewOne(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        // Netty's own auto-scaling: 1 to 2 loops, a loop idle for two 1 s windows gives up its thread.
+        EventLoopGroup scaling = new MultiThreadIoEventLoopGroup(2, (Executor) null,
+                new AutoScalingEventExecutorChooserFactory(1, 2, 1, TimeUnit.SECONDS, 0.2, 0.9, 2, 2, 1),
+                RdmaIoHandler.newFactory(ip, NettyBed.OPTIONS));
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            // Both loops start before the group's first look: one never started would be suspended as it is, and
+            // the group, counting it out, would suspend no other after it ran a channel.
+            for (EventExecutor loop : scaling) {
+                loop.submit(() -> { }).sync();
+            }
+            Channel server = bed.serve(() -> new ChannelHandler[] {new Echo()}, true);
+            Map<EventExecutor, Worker> workers = new HashMap<>();
+            for (EventExecutor loop : scaling) {
+                workers.put(loop, echoHello(loop, server));   // each loop's worker, its channel closed
+            }
+            // The group suspends one of its two idle loops, which closes its worker on its thread first.
+            EventExecutor suspended = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (suspended == null && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                for (Map.Entry<EventExecutor, Worker> e : workers.entrySet()) {
+                    suspended = e.getValue().isClosed() ? e.getKey() : suspended;
+                }
+            }
+            assertNotNull(suspended, "no loop of the group closed its worker for a suspension");
+            assertTrue(workers.values().stream().anyMatch(w -> !w.isClosed()),
+                    "the group suspended its last loop too, whose worker closed");
+
+            // A connect on that loop runs on a new thread's new worker.
+            Worker before = workers.get(suspended);
+            Worker after = echoHello(suspended, server);
+            assertNotSame(before, after);
+            assertFalse(after.isClosed());
+            server.close().sync();
+        } finally {
+            scaling.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /** Connects from {@code loop} to the echo {@code server}, checks one echo and closes: the loop's worker. */
+    private static Worker echoHello(EventExecutor loop, Channel server) throws Exception {
+        byte[] hello = "hello".getBytes(StandardCharsets.US_ASCII);
+        Tally echoed = new Tally(hello.length);
+        RdmaSocketChannel client = (RdmaSocketChannel) new Bootstrap().group((EventLoop) loop)
+                .channel(RdmaSocketChannel.class).handler(echoed).connect(server.localAddress()).sync().channel();
+        client.writeAndFlush(Unpooled.wrappedBuffer(hello));
+        CRC32 crc = new CRC32();
+        crc.update(hello);
+        assertEquals(crc.getValue(), echoed.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        Worker worker = loop.submit(() -> client.endpoint().worker()).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        client.close().sync();
+        return worker;
     }
 
     @Test

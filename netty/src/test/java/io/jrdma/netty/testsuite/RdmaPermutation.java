@@ -16,6 +16,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.testsuite.transport.TestsuitePermutation;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
@@ -165,6 +166,11 @@ final class RdmaPermutation {
 
     static synchronized Bootstrap client() {
         return new Bootstrap().group(clientGroup).channel(RdmaSocketChannel.class);
+    }
+
+    /** Handlers of the suite's options on the device, for loop groups a test makes itself. */
+    static synchronized IoHandlerFactory handlers() {
+        return RdmaIoHandler.newFactory(address, OPTIONS);
     }
 
     /** The device's address with any port: what the suite binds its servers and clients to. */
