@@ -45,6 +45,8 @@ public final class RdmaIoHandler implements IoHandler {
     private final InetAddress address;
     private final WorkerOptions options;
     private final ThreadAwareExecutor executor;
+    /** The executor as Netty's event loop, whose state says when it suspends or shuts down; null if it is not one. */
+    private final EventExecutor loop;
     /** When the loop has found nothing for its spin time and may block. */
     private final IdleSpin spin;
     /** Whether the loop's thread blocks or is about to: only then does another thread's wakeup write the eventfd. */
@@ -55,11 +57,6 @@ public final class RdmaIoHandler implements IoHandler {
     private volatile Worker worker;
     private Exception openFailure;
     /**
-     * The worker was closed because the loop was about to give up its thread (an auto-scaling group suspends idle
-     * loops): the loop's next run, on whatever thread, opens a new one.
-     */
-    private boolean closedForSuspension;
-    /**
      * The loop is one of an auto-scaling group, which weighs its loops by the time they work: only then does a run
      * read the clock to report it (a clock read in every run was a tenth of a busy-polling loop on an emulated CPU).
      */
@@ -69,6 +66,7 @@ public final class RdmaIoHandler implements IoHandler {
         this.address = address;
         this.options = options;
         this.executor = executor;
+        this.loop = executor instanceof EventExecutor e ? e : null;
         this.spin = new IdleSpin(options.spin());
     }
 
@@ -132,11 +130,18 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public void initialize() {
         // Here, not in the constructor: the group makes its loops before the chooser that scales them.
-        reportsWork = executor instanceof EventExecutor loop && loop.parent() instanceof MultithreadEventExecutorGroup g
+        reportsWork = loop != null && loop.parent() instanceof MultithreadEventExecutorGroup g
                 && !g.executorUtilizations().isEmpty();
-        // Netty starts a loop that never ran only to shut it down: that one opens no worker (device resources and
-        // a registered slab, in time a shutdown waits for) unless a channel still registers with it.
-        if (worker == null && !(executor instanceof EventExecutor loop && loop.isShuttingDown())) {
+        openUnlessShuttingDown();
+    }
+
+    /**
+     * Opens a worker if the loop has none: at its start, or after a suspension closed the one before. Netty starts a
+     * loop that never ran only to shut it down: that one opens no worker (device resources and a registered slab, in
+     * time a shutdown waits for) unless a channel still registers with it.
+     */
+    private void openUnlessShuttingDown() {
+        if (worker == null && (loop == null || !loop.isShuttingDown())) {
             openWorker();
         }
     }
@@ -144,7 +149,6 @@ public final class RdmaIoHandler implements IoHandler {
     private void openWorker() {
         try {
             worker = Worker.open(address, options);
-            closedForSuspension = false;
             RdmaByteBufAllocator.enter(worker.buffers());
         } catch (IOException | IllegalArgumentException e) {
             openFailure = e;
@@ -154,12 +158,13 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
-        if (closedForSuspension) {
-            openWorker();   // the loop did not suspend after all: a task or a registration came first
-        }
         Worker w = worker;
         if (w == null) {
-            return 0;   // started only to shut down
+            openUnlessShuttingDown();   // a suspension closed it, and the loop did not suspend after all
+            w = worker;
+            if (w == null) {
+                return 0;   // started only to shut down
+            }
         }
         int work = 0;
         try {
@@ -186,8 +191,8 @@ public final class RdmaIoHandler implements IoHandler {
                 context.reportActiveIoTime(work > 0 ? System.nanoTime() - start : 0);
             }
             spin.ran(work > 0);
-            if (executor instanceof EventExecutor loop && loop.isSuspended()) {
-                closeForSuspension(loop, work);
+            if (loop != null && loop.isSuspended()) {
+                closeForSuspension(work);
             }
         } catch (RdmaException e) {
             // The completion queue or the worker's wait failed: nothing on this loop can make progress any more.
@@ -203,7 +208,7 @@ public final class RdmaIoHandler implements IoHandler {
      * until then a task keeps the loop from suspending, so that a connection still closing finishes its disconnect
      * here. Netty suspends a loop only when no channel is registered with it.
      */
-    private void closeForSuspension(EventExecutor loop, int work) throws RdmaException {
+    private void closeForSuspension(int work) throws RdmaException {
         if (!registrations.isEmpty()) {
             return;   // Netty does not suspend it
         }
@@ -213,7 +218,6 @@ public final class RdmaIoHandler implements IoHandler {
             return;
         }
         RdmaByteBufAllocator.leave();
-        closedForSuspension = true;
         worker = null;
         w.close();
     }

@@ -580,13 +580,7 @@ class NettyEchoDeviceTest {
             assertFalse(client.isActive());
 
             // The server's loop goes on serving.
-            Tally echoed = new Tally(5);
-            Channel next = bed.connect(server, () -> new ChannelHandler[] {echoed});
-            next.writeAndFlush(Unpooled.wrappedBuffer("hello".getBytes(StandardCharsets.US_ASCII)));
-            CRC32 crc = new CRC32();
-            crc.update("hello".getBytes(StandardCharsets.US_ASCII));
-            assertEquals(crc.getValue(), echoed.done.get(WAIT_SECONDS, TimeUnit.SECONDS));
-            next.close().sync();
+            echoHello(client.eventLoop(), server);
             server.close().sync();
         }
     }
