@@ -47,7 +47,7 @@ final class Rendezvous {
     static final int SLOTS = 3;
     private static final int HAS_IMMEDIATE = 1;
     static final int INVITATION = 2;
-    private static final int DONE = 4;
+    static final int DONE = 4;
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -360,6 +360,9 @@ final class Rendezvous {
                 return;
             }
             held += in.buffer.segment().byteSize();
+            // The peer's done ring says it wrote the message, not that it wrote all of it: what it left out must
+            // not show what the pooled memory held before (other endpoints' messages).
+            in.buffer.segment().asSlice(0, in.length).fill((byte) 0);
             MemoryWindow window = freeWindows.poll();
             if (window == null) {
                 window = worker.protectionDomain().allocateMemoryWindow(MemoryWindow.Type.TYPE_2);

@@ -7,6 +7,7 @@ import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.ProtectionDomain;
 import io.jrdma.ibverbs.QpType;
 import io.jrdma.ibverbs.QueuePair;
+import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
 import io.jrdma.ibverbs.WcStatus;
@@ -25,8 +26,10 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -364,29 +367,10 @@ class EndpointFailureDeviceTest {
         InetAddress ip = DeviceAddresses.ipv4(device);
         WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
         FailureCatcher victim = new FailureCatcher();
-        try (WorkerPair pair = new WorkerPair(ip, options, options, victim);
-             EventChannel events = EventChannel.create();
-             CmId raw = CmId.create(events, PortSpace.TCP)) {
-            raw.resolve(pair.listener.localAddress(), Duration.ofSeconds(5));
-            ProtectionDomain pd = raw.context().allocateProtectionDomain();
-            try (pd; CompletionQueue cq = raw.context().createCompletionQueue(8);
-                 QueuePair qp = raw.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).capacity(4, 4));
-                 MemoryRegion mine = pd.allocate(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE)) {
+        try (WorkerPair pair = new WorkerPair(ip, options, options, victim)) {
+            try (RawPeer raw = new RawPeer(pair, options)) {
                 // A handshake like a worker's, then a mailbox entry written by hand: an invitation of no bytes.
-                raw.connect(ConnectionParameters.defaults().withPrivateData(new Handshake(4, 1, options.messageSize(),
-                        mine.remoteKey(), mine.address(), new byte[0]).encode()));
-                Handshake server = Handshake.decode(raw.await(Duration.ofSeconds(10), CmEventType.ESTABLISHED)
-                        .privateData());
-                assertNotNull(server, "the worker answered with its handshake");
-                MemorySegment entry = mine.segment().asSlice(2048, Rendezvous.ENTRY);
-                entry.set(Rendezvous.LONG, 0, mine.address());
-                entry.set(Rendezvous.INT, 8, mine.remoteKey());
-                entry.set(Rendezvous.INT, 12, 0);
-                entry.set(Rendezvous.INT, 16, Rendezvous.INVITATION);
-                entry.set(Rendezvous.LONG, 24, 1L);
-                qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE).add(mine, 2048, Rendezvous.ENTRY)
-                        .rdma(server.wordAddress() + Worker.MAILBOX, server.wordKey())
-                        .next(new SendWorkRequest(1).opcode(SendOpcode.SEND).signaled(true)));
+                raw.ring(1, raw.mine.address(), raw.mine.remoteKey(), 0, Rendezvous.INVITATION);
 
                 Throwable failure = victim.failure.get(30, TimeUnit.SECONDS);
                 assertInstanceOf(EndpointException.class, failure);
@@ -398,6 +382,116 @@ class EndpointFailureDeviceTest {
                 assertEquals(64L, ep.send(b.region(), b.offset(), 64).get(30, TimeUnit.SECONDS));
             }
             assertFalse(pair.server.isClosed());
+        }
+    }
+
+    /**
+     * A peer that advertises a large message, is invited and says it wrote it without writing a byte: the message it
+     * gets handed over is zeros, not what the pooled buffer held before (here another endpoint's large message).
+     */
+    @Test
+    void aLargeMessageThePeerDidNotWriteHandsOverZerosNotWhatThePoolHeld(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
+        int length = 64 << 10;
+        CompletableFuture<byte[]> honest = new CompletableFuture<>();
+        CompletableFuture<byte[]> unwritten = new CompletableFuture<>();
+        EndpointHandler copies = new FailureCatcher() {
+            @Override
+            public void onMessage(Endpoint endpoint, ReceivedMessage message) {
+                byte[] bytes = message.segment().asSlice(0, message.length()).toArray(ValueLayout.JAVA_BYTE);
+                message.release();   // its pooled buffer goes back before the second large message is invited
+                (honest.isDone() ? unwritten : honest).complete(bytes);
+            }
+        };
+        try (WorkerPair pair = new WorkerPair(ip, options, options, copies)) {
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            try (Buffer marked = pair.client.buffers().allocate(length)) {
+                marked.segment().asSlice(0, length).fill((byte) 0x5A);
+                ep.send(marked.region(), marked.offset(), length).get(30, TimeUnit.SECONDS);
+            }
+            assertEquals(length, honest.get(30, TimeUnit.SECONDS).length);
+
+            try (RawPeer raw = new RawPeer(pair, options)) {
+                // Entry 1: the advertisement of a large message; the worker invites it into entry 1 of this side.
+                raw.ring(1, 0, 0, length, 0);
+                MemorySegment invitation = raw.mine.segment().asSlice(Worker.MAILBOX, Rendezvous.ENTRY);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                VarHandle number = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
+                while ((long) number.getVolatile(invitation, 24L) != 1L) {
+                    assertTrue(System.nanoTime() < deadline, "the worker invited the large message");
+                    Thread.onSpinWait();
+                }
+                assertEquals(Rendezvous.INVITATION, invitation.get(Rendezvous.INT, 16));
+                // Entry 2: done, with the invitation's key, and not one byte written through it.
+                raw.ring(2, 0, invitation.get(Rendezvous.INT, 8), 0, Rendezvous.DONE);
+
+                byte[] handed = unwritten.get(30, TimeUnit.SECONDS);
+                assertEquals(length, handed.length);
+                assertArrayEquals(new byte[length], handed, "what the peer did not write reads as zeros");
+            }
+        }
+    }
+
+    /**
+     * A queue pair of no worker's, connected to a worker's listener with a handshake like a worker's endpoint's (it
+     * names {@link #mine} as its words, which the worker writes), for tests that write what a worker would not.
+     */
+    private static final class RawPeer implements AutoCloseable {
+        EventChannel events;
+        CmId id;
+        ProtectionDomain pd;
+        CompletionQueue cq;
+        QueuePair qp;
+        MemoryRegion mine;
+        /** The worker's handshake. */
+        Handshake server;
+
+        RawPeer(WorkerPair pair, WorkerOptions options) throws Exception {
+            try {
+                events = EventChannel.create();
+                id = CmId.create(events, PortSpace.TCP);
+                id.resolve(pair.listener.localAddress(), Duration.ofSeconds(5));
+                pd = id.context().allocateProtectionDomain();
+                cq = id.context().createCompletionQueue(16);
+                qp = id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).capacity(8, 4));
+                mine = pd.allocate(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+                for (int i = 0; i < 4; i++) {   // for the worker's rings
+                    qp.postReceive(new ReceiveWorkRequest(1).add(mine, 3072, 64));
+                }
+                id.connect(ConnectionParameters.defaults().withPrivateData(new Handshake(4, 1,
+                        options.messageSize(), mine.remoteKey(), mine.address(), new byte[0]).encode()));
+                server = Handshake.decode(id.await(Duration.ofSeconds(10), CmEventType.ESTABLISHED).privateData());
+                assertNotNull(server, "the worker answered with its handshake");
+            } catch (Exception | Error e) {
+                close();
+                throw e;
+            }
+        }
+
+        /** Writes entry {@code number} into the worker's mailbox and rings, as a worker's endpoint does. */
+        void ring(long number, long address, int rkey, int length, int flags) throws Exception {
+            long at = 2048 + (number - 1) * Rendezvous.ENTRY;
+            MemorySegment entry = mine.segment().asSlice(at, Rendezvous.ENTRY);
+            entry.set(Rendezvous.LONG, 0, address);
+            entry.set(Rendezvous.INT, 8, rkey);
+            entry.set(Rendezvous.INT, 12, length);
+            entry.set(Rendezvous.INT, 16, flags);
+            entry.set(Rendezvous.INT, 20, 0);
+            entry.set(Rendezvous.LONG, 24, number);
+            long slot = (number - 1) % server.credits();
+            qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE).add(mine, at, Rendezvous.ENTRY)
+                    .rdma(server.wordAddress() + Worker.MAILBOX + slot * Rendezvous.ENTRY, server.wordKey())
+                    .next(new SendWorkRequest(1).opcode(SendOpcode.SEND)));
+        }
+
+        @Override
+        public void close() throws Exception {
+            for (AutoCloseable c : new AutoCloseable[] {mine, qp, cq, pd, id, events}) {
+                if (c != null) {
+                    c.close();
+                }
+            }
         }
     }
 
