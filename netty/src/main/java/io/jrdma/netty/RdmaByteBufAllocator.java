@@ -49,8 +49,9 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
         if (pool != null && initialCapacity <= BufferPool.MAX_BUFFER) {
             try {
                 return toLeakAwareBuffer(RegisteredByteBuf.allocate(this, pool, initialCapacity, maxCapacity));
-            } catch (RdmaException | IllegalStateException e) {
-                // No more registered memory (the locked-memory limit), or the pool closed: plain memory will do.
+            } catch (RdmaException | IllegalStateException | UnsupportedOperationException e) {
+                // No more registered memory (the locked-memory limit, or no huge page left for a pool that takes
+                // them), or the pool closed: plain memory will do.
             }
         }
         return ByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);

@@ -436,9 +436,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             if (config.getSoLinger() == 0) {
                 try {
                     postMark(RESET);
-                } catch (IOException notPosted) {
+                } catch (IOException | UnsupportedOperationException notPosted) {
                     // The endpoint is closing or broken already (the peer learns of that instead), or the pool could
-                    // not register memory for the mark: the close goes on in order.
+                    // not register memory for the mark (nor take a huge page for it): the close goes on in order.
                 }
             }
             endpoint.close();   // what was posted still completes, then it disconnects

@@ -45,7 +45,8 @@ final class ReadQueue {
      * @param channel the channel whose pipeline reads
      * @param onEnd      what the channel does when a read reaches the end of the peer's stream ({@link #end()})
      * @param onReset    what the channel does when a read reaches the peer's reset ({@link #reset()})
-     * @param beforeRead what the pipeline reads for an item, at the moment it reads it
+     * @param beforeRead what the pipeline reads for an item, at the moment it reads it; if it throws, it released the
+     *                   item, and the channel closes
      */
     ReadQueue(Channel channel, Runnable onEnd, Runnable onReset, UnaryOperator<Object> beforeRead) {
         this.channel = channel;
@@ -149,7 +150,12 @@ final class ReadQueue {
                 return;
             }
             if (current == null) {
-                next = beforeRead.apply(next);
+                try {
+                    next = beforeRead.apply(next);
+                } catch (Throwable failure) {   // the allocator of a copy out of memory, say; the item is released
+                    failed(read, handle, pipeline, failure);
+                    return;
+                }
             }
             read = true;
             requested = false;
@@ -159,6 +165,21 @@ final class ReadQueue {
                 ? extended.continueReading(moreLeft) : handle.continueReading()));
         handle.readComplete();
         pipeline.fireChannelReadComplete();
+    }
+
+    /**
+     * What the read was to hand over next could not be made, and the stream has a gap from there: as a socket channel
+     * whose read fails, the pipeline completes its read, hears of the failure and the channel closes, and the loop
+     * with its other channels goes on.
+     */
+    @SuppressWarnings("deprecation")
+    private void failed(boolean read, RecvByteBufAllocator.Handle handle, ChannelPipeline pipeline, Throwable failure) {
+        if (read) {
+            handle.readComplete();
+            pipeline.fireChannelReadComplete();
+        }
+        pipeline.fireExceptionCaught(failure);
+        channel.unsafe().close(channel.unsafe().voidPromise());
     }
 
     /**

@@ -64,8 +64,9 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
             try {
                 current = new Storage(pool.allocate(Math.max(1, capacity)), capacity);
                 return current;
-            } catch (RdmaException | IllegalStateException e) {
-                // No more registered memory (the locked-memory limit), or the loop closed its pool: plain memory.
+            } catch (RdmaException | IllegalStateException | UnsupportedOperationException e) {
+                // No more registered memory (the locked-memory limit, or no huge page left for a pool that takes
+                // them), or the loop closed its pool: plain memory.
             }
         }
         current = null;

@@ -11,7 +11,9 @@ import io.jrdma.junit.RdmaDeviceTest;
 import io.jrdma.rdmacm.RemoteRegion;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -65,6 +67,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -581,6 +584,71 @@ class NettyEchoDeviceTest {
 
             // The server's loop goes on serving.
             echoHello(client.eventLoop(), server);
+            server.close().sync();
+        }
+    }
+
+    /**
+     * A client that keeps what it reads gets copies from its allocator once it holds half its peer's credits; an
+     * allocator out of memory then fails that read: an exceptionCaught that closes the channel, and the loop with its
+     * other channels goes on.
+     */
+    @Test
+    void aReadWhoseCopyCannotBeAllocatedClosesItsChannelAndNotTheLoop(Device device) throws Exception {
+        OutOfMemoryError exhausted = new OutOfMemoryError("Direct buffer memory");
+        ByteBufAllocator failing = new AbstractByteBufAllocator(true) {
+            @Override
+            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                return Unpooled.buffer(initialCapacity, maxCapacity);
+            }
+
+            @Override
+            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                throw exhausted;
+            }
+
+            @Override
+            public boolean isDirectBufferPooled() {
+                return false;
+            }
+        };
+        List<ByteBuf> kept = new ArrayList<>();
+        CompletableFuture<Throwable> caught = new CompletableFuture<>();
+        try (NettyBed bed = new NettyBed(device, 1)) {
+            Channel server = bed.serve(() -> new ChannelHandler[] {new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ctx.writeAndFlush(msg);   // each read back as a message of its own
+                }
+            }}, true);
+            Channel client = new Bootstrap().group(bed.clientGroup).channel(RdmaSocketChannel.class)
+                    .option(ChannelOption.ALLOCATOR, failing)
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            kept.add((ByteBuf) msg);
+                        }
+
+                        @Override
+                        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                            caught.complete(cause);
+                        }
+                    }).connect(server.localAddress()).sync().channel();
+            int credits = NettyBed.OPTIONS.credits();
+            for (int i = 0; i < credits && client.isActive(); i++) {
+                client.writeAndFlush(Unpooled.wrappedBuffer(new byte[64])).await();
+            }
+            assertSame(exhausted, caught.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertTrue(client.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS), "the channel stayed open");
+            assertEquals(credits / 2, client.eventLoop().submit(kept::size).get(WAIT_SECONDS, TimeUnit.SECONDS),
+                    "the reads before the copies were handed over as they came");
+
+            // The loop goes on: another channel on it echoes.
+            Channel echo = bed.serve(() -> new ChannelHandler[] {new Echo()}, true);
+            echoHello(client.eventLoop(), echo);
+            assertFalse(client.eventLoop().isShuttingDown());
+            kept.forEach(ByteBuf::release);
+            echo.close().sync();
             server.close().sync();
         }
     }
