@@ -1,7 +1,6 @@
 package io.jrdma.netty;
 
 import io.jrdma.endpoint.BufferPool;
-import io.jrdma.ibverbs.RdmaException;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -46,15 +45,10 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
     @Override
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
         BufferPool pool = LOOP_POOL.getIfExists();
-        if (pool != null && initialCapacity <= BufferPool.MAX_BUFFER) {
-            try {
-                return toLeakAwareBuffer(RegisteredByteBuf.allocate(this, pool, initialCapacity, maxCapacity));
-            } catch (RdmaException | IllegalStateException | UnsupportedOperationException e) {
-                // No more registered memory (the locked-memory limit, or no huge page left for a pool that takes
-                // them), or the pool closed: plain memory will do.
-            }
-        }
-        return ByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
+        RegisteredByteBuf registered = pool == null ? null
+                : RegisteredByteBuf.allocate(this, pool, initialCapacity, maxCapacity);
+        return registered != null ? toLeakAwareBuffer(registered)
+                : ByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);   // plain memory will do
     }
 
     @Override

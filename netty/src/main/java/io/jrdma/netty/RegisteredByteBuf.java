@@ -36,14 +36,29 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
     }
 
     /**
-     * A buffer of {@code initialCapacity} bytes from {@code pool}.
-     *
-     * @throws RdmaException if the pool has to register memory and cannot
+     * A buffer of {@code initialCapacity} bytes from {@code pool}, or null if the pool has no registered memory to
+     * give ({@link #pooled}).
      */
     static RegisteredByteBuf allocate(RdmaByteBufAllocator alloc, BufferPool pool, int initialCapacity,
-                                      int maxCapacity) throws RdmaException {
-        return new RegisteredByteBuf(alloc, pool, new Storage(pool.allocate(Math.max(1, initialCapacity)),
-                initialCapacity), maxCapacity);
+                                      int maxCapacity) {
+        Storage initial = pooled(pool, initialCapacity);
+        return initial == null ? null : new RegisteredByteBuf(alloc, pool, initial, maxCapacity);
+    }
+
+    /**
+     * {@code capacity} bytes of {@code pool}'s memory, or null where plain memory must do: past the largest pooled
+     * buffer, when the pool can register no more (the locked-memory limit, or no huge page left for a pool that takes
+     * them), or when the loop closed it.
+     */
+    private static Storage pooled(BufferPool pool, int capacity) {
+        if (capacity > BufferPool.MAX_BUFFER) {
+            return null;
+        }
+        try {
+            return new Storage(pool.allocate(Math.max(1, capacity)), capacity);
+        } catch (RdmaException | IllegalStateException | UnsupportedOperationException e) {
+            return null;
+        }
     }
 
     @Override
@@ -60,17 +75,8 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
 
     @Override
     protected CleanableDirectBuffer allocateDirectBuffer(int capacity) {
-        if (capacity <= BufferPool.MAX_BUFFER) {
-            try {
-                current = new Storage(pool.allocate(Math.max(1, capacity)), capacity);
-                return current;
-            } catch (RdmaException | IllegalStateException | UnsupportedOperationException e) {
-                // No more registered memory (the locked-memory limit, or no huge page left for a pool that takes
-                // them), or the loop closed its pool: plain memory.
-            }
-        }
-        current = null;
-        return super.allocateDirectBuffer(capacity);
+        current = pooled(pool, capacity);
+        return current != null ? current : super.allocateDirectBuffer(capacity);
     }
 
     @Override
