@@ -1,6 +1,7 @@
 package io.jrdma.endpoint;
 
 import io.jrdma.ibverbs.MemoryRegion;
+import io.jrdma.ibverbs.MemoryWindow;
 import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.RdmaException;
 import io.jrdma.ibverbs.SendOpcode;
@@ -64,6 +65,9 @@ public final class Endpoint implements AutoCloseable {
     static final int RDV_RING = 10;
     static final int RDV_WRITE = 11;
     static final int RDV_INVALIDATE = 12;
+    // The first requests of every endpoint (see postReady).
+    static final int READY_BIND = 13;
+    static final int READY_RING = 14;
     /** While fewer than this many requests are in flight, every operation is signaled. */
     static final int SIGNAL_ALL_BELOW = 4;
     private static final SendOpcode[] OPCODES = {SendOpcode.SEND, SendOpcode.SEND_WITH_IMM, SendOpcode.RDMA_WRITE,
@@ -71,7 +75,8 @@ public final class Endpoint implements AutoCloseable {
         SendOpcode.ATOMIC_FETCH_AND_ADD, SendOpcode.RDMA_WRITE};
     private static final String[] NAMES = {"send", "send with immediate", "RDMA write", "RDMA write with immediate",
         "RDMA read", "compare-and-swap", "fetch-and-add", "credit update", "large message's window bind",
-        "mailbox entry", "mailbox ring", "large message's write", "large message's window invalidation"};
+        "mailbox entry", "mailbox ring", "large message's write", "large message's window invalidation",
+        "bind of the window over its words", "first ring"};
 
     enum State { CONNECTING, OPEN, CLOSING, DISCONNECTED, CLOSED }
 
@@ -105,6 +110,18 @@ public final class Endpoint implements AutoCloseable {
     private int readDepth;
     private long peerWordAddress;
     private int peerWordKey;
+    /**
+     * This endpoint's block of the worker's words (its credit word and mailbox) registered on its own, the window
+     * through which the peer writes it, bound to this endpoint's queue pair only, and the key the handshake gave the
+     * peer for it.
+     */
+    MemoryRegion wordsRegion;
+    MemoryWindow wordsWindow;
+    int wordsKey;
+    /** The peer's first ring came: its window over its block is bound, and this side may write there. */
+    private boolean peerReady;
+    /** How many of this side's first requests (the bind and the ring) are in flight. */
+    private int readyInFlight;
 
     // Operations in flight, by queue slot; the worker's thread only.
     private final int[] kinds;
@@ -206,6 +223,12 @@ public final class Endpoint implements AutoCloseable {
         peerWordKey = peer.wordKey();
         lastActivity = System.nanoTime();
         state = State.OPEN;
+        try {
+            postReady();
+        } catch (RdmaException | RuntimeException e) {
+            abortNow(e);
+            return;
+        }
         connected.complete(this);
         drainBacklog();
         if (graceful) {   // closed while it connected
@@ -580,7 +603,7 @@ public final class Endpoint implements AutoCloseable {
         if (state == State.CLOSED || worker.isClosed()) {
             return;
         }
-        worker.execute(() -> {
+        worker.executeUnlessClosed(() -> {
             if (state == State.OPEN || state == State.CONNECTING) {
                 // An accepted endpoint is the application's before the peer confirms: what it queued then (a server's
                 // greeting) is posted once the connection is up, and the endpoint closes after it (open()).
@@ -601,7 +624,7 @@ public final class Endpoint implements AutoCloseable {
         if (state == State.CLOSED || worker.isClosed()) {
             return;
         }
-        worker.execute(() -> abortNow(new EndpointException(this + " was aborted")));
+        worker.executeUnlessClosed(() -> abortNow(new EndpointException(this + " was aborted")));
     }
 
     // ---- inside the worker --------------------------------------------------------------------------------------
@@ -804,10 +827,13 @@ public final class Endpoint implements AutoCloseable {
     /**
      * Whether the next operation is signaled: while few are in flight (a request-response pattern, whose every
      * completion matters at once), when no signaled one is in flight (nothing would complete it), and one in
-     * {@link #signalEvery} otherwise.
+     * {@link #signalEvery} otherwise. Until the peer's first ring every operation is signaled: an unsignaled tail
+     * is completed by a credit update ({@link #coverTail}), which must not reach the peer's block before its window
+     * is bound (the peer's queue pair would refuse it and break).
      */
     private boolean signalNext() {
-        return signaledInFlight == 0 || inFlight() < SIGNAL_ALL_BELOW || unsignaledRun >= signalEvery - 1;
+        return !peerReady || signaledInFlight == 0 || inFlight() < SIGNAL_ALL_BELOW
+                || unsignaledRun >= signalEvery - 1;
     }
 
     void attach(int slot, Object attachment) {
@@ -903,9 +929,38 @@ public final class Endpoint implements AutoCloseable {
         return true;
     }
 
+    /**
+     * The first requests on the queue pair, before anything the application posts: the bind of {@link #wordsWindow}
+     * over this endpoint's block and a ring, which tells the peer that its writes into the block are let through
+     * from now on (the bind runs before the ring, in the queue's order). It takes a credit, as every ring does.
+     */
+    private void postReady() throws RdmaException {
+        int bind = takeSlot(READY_BIND, 0, null);
+        int ring = takeSlot(READY_RING, 0, null);
+        try {
+            worker.postReady(this, bind, ring);
+        } catch (RdmaException | RuntimeException e) {
+            releaseSlot(ring);
+            releaseSlot(bind);
+            throw e;
+        }
+        messageSent();
+        readyInFlight = 2;
+    }
+
+    /** Whether the peer said that it may be written: no credit update or mailbox entry goes to it before. */
+    boolean peerReady() {
+        return peerReady;
+    }
+
+    /** The peer's first ring came. */
+    void peerIsReady() {
+        peerReady = true;
+    }
+
     /** Tells the peer how many of its messages were released, if it has not heard and no update is on its way. */
     void reportCredits() throws RdmaException {
-        if (released == reported || creditWriteInFlight || free == 0 || state == State.DISCONNECTED
+        if (released == reported || creditWriteInFlight || free == 0 || !peerReady || state == State.DISCONNECTED
                 || state == State.CONNECTING || peerGone || rendezvous.waitsForEmptyQueue()) {
             return;
         }
@@ -914,7 +969,7 @@ public final class Endpoint implements AutoCloseable {
 
     /** The keepalive: a credit update even if nothing changed, so that a dead peer fails it. */
     void keepalive() throws RdmaException {
-        if (!creditWriteInFlight && free > 0 && (state == State.OPEN || state == State.CLOSING)
+        if (!creditWriteInFlight && free > 0 && peerReady && (state == State.OPEN || state == State.CLOSING)
                 && !peerGone && !rendezvous.waitsForEmptyQueue()) {
             postCredits();
         }
@@ -1018,6 +1073,9 @@ public final class Endpoint implements AutoCloseable {
         if (kind == CREDIT) {
             creditWriteInFlight = false;
         }
+        if (kind == READY_BIND || kind == READY_RING) {
+            readyInFlight--;
+        }
         if (status == WcStatus.SUCCESS) {
             if (h != null) {
                 operationCompleted(h, kind == CAS || kind == FAA ? worker.atomicResult(this, slot) : length,
@@ -1026,9 +1084,9 @@ public final class Endpoint implements AutoCloseable {
         } else {
             EndpointException e = new EndpointException(NAMES[kind] + " on " + this + " failed: "
                     + status.description(), status, failure);
-            if (peerGone && (kind == CREDIT || kind == RDV_INVALIDATE)) {
-                // The peer left in order: a credit update posted as it left is never answered, and the invalidations
-                // queued behind it flush once it fails. Nothing of the application's was cut off.
+            if (peerGone && (kind == CREDIT || kind == RDV_INVALIDATE || kind == READY_BIND || kind == READY_RING)) {
+                // The peer left in order: a credit update or the first ring posted as it left is never answered, and
+                // what was queued behind it flushes once it fails. Nothing of the application's was cut off.
             } else if (status != WcStatus.WR_FLUSH_ERR) {
                 fail(e);
             } else if (failure == null) {
@@ -1136,7 +1194,7 @@ public final class Endpoint implements AutoCloseable {
             }
             return;
         }
-        int outstanding = freeSlots.length - free - (creditWriteInFlight ? 1 : 0) + backlog.size();
+        int outstanding = freeSlots.length - free - (creditWriteInFlight ? 1 : 0) - readyInFlight + backlog.size();
         boolean largeMessage = !rendezvous.sendingNothing();
         if (outstanding == 0 && !largeMessage) {
             closedByPeer = true;

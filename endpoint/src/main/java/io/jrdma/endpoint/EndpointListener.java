@@ -39,7 +39,7 @@ public final class EndpointListener implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
-            worker.execute(() -> worker.closeListener(this));
+            worker.executeUnlessClosed(() -> worker.closeListener(this));
         }
     }
 

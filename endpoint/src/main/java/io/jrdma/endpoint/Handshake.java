@@ -5,26 +5,28 @@ import java.util.Arrays;
 
 /**
  * What two endpoints tell each other in the connection manager's private data, before the application's own bytes
- * (all big-endian): {@code u32 magic "jrE3"}, {@code u16 credits} (messages the sender of the handshake lets its
+ * (all big-endian): {@code u32 magic "jrE4"}, {@code u16 credits} (messages the sender of the handshake lets its
  * peer have unreleased), {@code u8 readDepth} (RDMA reads and atomics it takes at once), {@code u8} the length of
  * the application's bytes (the connection manager pads private data to a fixed size, so the length must travel),
  * {@code u32 messageSize} (its receive buffers' size), {@code u32 wordKey} and {@code u64 wordAddress}: the remote key
  * and address of the endpoint's block, whose first word the peer RDMA-writes how many messages it has released into
  * (a little-endian {@code u64}), and whose mailbox, {@code credits} entries from offset 16, the peer writes its
- * large-message entries into (see Rendezvous).
+ * large-message entries into (see Rendezvous). The key is a memory window's over that block only, bound to the
+ * endpoint's queue pair by its first request: the peer writes the block only after the endpoint's first ring (a
+ * message of no bytes and no immediate value), which follows the bind.
  *
- * <p>A reject of a worker carries {@code u32 magic "jrE3"}, {@code u8} length and the application's bytes, for the
+ * <p>A reject of a worker carries {@code u32 magic "jrE4"}, {@code u8} length and the application's bytes, for the
  * same reason.
  *
  * @param credits     messages the peer may send before it hears of a release
  * @param readDepth   reads and atomics this side takes at once
  * @param messageSize this side's receive buffer size
- * @param wordKey     the credit word's remote key
+ * @param wordKey     the remote key of the window over the endpoint's block
  * @param wordAddress the credit word's address
  * @param application the application's private data
  */
 record Handshake(int credits, int readDepth, int messageSize, int wordKey, long wordAddress, byte[] application) {
-    static final int MAGIC = 0x6a724533;
+    static final int MAGIC = 0x6a724534;
     static final int SIZE = 24;
 
     static final int REJECT_HEADER = 5;

@@ -137,16 +137,16 @@ final class Rendezvous {
     // ---- the sender ---------------------------------------------------------------------------------------------
 
     /**
-     * Advertises {@code length} bytes of {@code region} from {@code offset}, if a credit and three queue slots are
-     * free (and one more, which credit updates keep).
+     * Advertises {@code length} bytes of {@code region} from {@code offset}, if the peer said it may be written, and
+     * a credit and three queue slots are free (and one more, which credit updates keep).
      *
      * @return whether it was posted
      */
     @SuppressWarnings("unchecked")
     boolean send(MemoryRegion region, long offset, int length, boolean hasImmediate, int immediate,
                  OperationHandler<?> handler, Object attachment) throws RdmaException {
-        if (ep.freeSlots() <= SLOTS || !hasCredits(2)) {
-            return false;
+        if (!ep.peerReady() || ep.freeSlots() <= SLOTS || !hasCredits(2)) {
+            return false;   // the first only until the peer's first ring: then the backlog drains
         }
         ring(null, false, length, hasImmediate ? HAS_IMMEDIATE : 0, immediate);
         advertised.add(new Outgoing(region, offset, length, (OperationHandler<Object>) handler, attachment));
@@ -229,6 +229,10 @@ final class Rendezvous {
      * one sent, or says one is written.
      */
     void rang(MemorySegment mailbox, int entries) {
+        if (!ep.peerReady()) {
+            ep.peerIsReady();   // the peer's first ring names no entry: its window over its block is bound
+            return;
+        }
         long number = ++read;
         MemorySegment entry = mailbox.asSlice((number - 1) % entries * ENTRY, ENTRY);
         long address = entry.get(LONG, 0);
@@ -503,9 +507,7 @@ final class Rendezvous {
      */
     void giveBack(Buffer buffer) {
         if (!worker.inThread()) {
-            try {
-                worker.execute(() -> giveBack(buffer));
-            } catch (IllegalStateException closed) {
+            if (!worker.executeUnlessClosed(() -> giveBack(buffer))) {
                 buffer.close();   // the worker and its endpoints are gone: only the pool is left to give it to
             }
             return;

@@ -202,8 +202,12 @@ public final class Worker implements AutoCloseable {
                     Access.LOCAL_WRITE));
             receiveMemory = slab.region();
             blockSize = MAILBOX + options.credits() * Rendezvous.ENTRY;
-            words = add(made, pd.allocate((long) options.maxEndpoints() * blockSize, Access.LOCAL_WRITE,
-                    Access.REMOTE_WRITE));
+            // No remote access of its own: each endpoint's block is registered again on its own, and its peer
+            // writes it through a window over that region bound to the endpoint's queue pair, so that no peer
+            // reaches another endpoint's credit word or mailbox (Soft-RoCE checks a window's writes against its
+            // region's bounds, not the window's).
+            words = add(made, pd.register(arena.allocate((long) options.maxEndpoints() * blockSize, 4096), arena,
+                    Access.LOCAL_WRITE));
             scratch = add(made, pd.allocate((long) options.maxEndpoints() * slotsPerEndpoint * SCRATCH,
                     Access.LOCAL_WRITE));
             buffers = new BufferPool(pd, options.hugePages());
@@ -513,6 +517,21 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
+     * {@link #execute} for the tasks that have nothing left to do once the worker is closed (a close, a release): a
+     * worker that closes between the caller's look and the hand-over is not the caller's error.
+     *
+     * @return whether the task was taken
+     */
+    boolean executeUnlessClosed(Runnable task) {
+        try {
+            execute(task);
+            return true;
+        } catch (IllegalStateException closedMeanwhile) {
+            return false;
+        }
+    }
+
+    /**
      * Makes the worker's thread leave {@link #await} (or its own wait) at once; from any thread.
      */
     public void wakeup() {
@@ -814,7 +833,7 @@ public final class Worker implements AutoCloseable {
             return;   // the slab is gone with the worker
         }
         if (!inThread()) {
-            execute(() -> released(m));
+            executeUnlessClosed(() -> released(m));   // if not taken, the slab is gone with the worker
             return;
         }
         if (closed) {
@@ -1244,11 +1263,26 @@ public final class Worker implements AutoCloseable {
         // The accepting side's queue pair receives from the accept on, before the connection manager says the
         // connection is established.
         byQpn.put(ep.qp.qpNumber(), ep);
+        ep.wordsRegion = pd.register(words.segment().asSlice((long) ep.index * blockSize, blockSize), arena,
+                Access.LOCAL_WRITE, Access.MW_BIND);
+        ep.wordsWindow = pd.allocateMemoryWindow(MemoryWindow.Type.TYPE_2);
+        ep.wordsKey = ep.wordsWindow.nextRemoteKey();
+    }
+
+    /**
+     * Binds {@code ep}'s window over its block of the words under the key its handshake gave, and rings the peer, in
+     * one chain: the peer writes the block only after the ring, so never before the bind.
+     */
+    void postReady(Endpoint ep, int bindSlot, int ringSlot) throws RdmaException {
+        ringWr.reset().id(((long) ep.index << 32) | ringSlot).opcode(SendOpcode.SEND).signaled(true);
+        ep.qp.postSend(wr.reset().id(((long) ep.index << 32) | bindSlot).signaled(true)
+                .bindWindow(ep.wordsWindow, ep.wordsKey, ep.wordsRegion, 0, blockSize, Access.REMOTE_WRITE)
+                .next(ringWr));
     }
 
     private Handshake handshake(Endpoint ep, byte[] application) {
-        return new Handshake(options.credits(), options.readDepth(), options.messageSize(), words.remoteKey(),
-                words.address() + (long) ep.index * blockSize, application);
+        return new Handshake(options.credits(), options.readDepth(), options.messageSize(), ep.wordsKey,
+                ep.wordsRegion.address(), application);
     }
 
     /** The endpoint is disconnected and nothing of it is in flight: its queue pair and id go. */
@@ -1256,6 +1290,12 @@ public final class Worker implements AutoCloseable {
         // Windows first: Soft-RoCE holds the queue pair for each window still bound to it, and destroying the queue
         // pair before them waits 50 s for those references (the worker's thread with it) and then warns.
         ep.rendezvous.close();
+        if (ep.wordsWindow != null) {
+            closeQuietly(ep.wordsWindow);
+        }
+        if (ep.wordsRegion != null) {
+            closeQuietly(ep.wordsRegion);   // after its window, which Soft-RoCE counts against it
+        }
         if (ep.qp != null) {
             byQpn.remove(ep.qp.qpNumber());
             closeQuietly(ep.qp);
@@ -1315,12 +1355,10 @@ public final class Worker implements AutoCloseable {
             return true;
         }
         CompletableFuture<Void> unused = new CompletableFuture<>();
-        try {
-            execute(() -> {
-                unusedWaits.add(new UnusedWait(region, unused));
-                checkUnusedWaits();
-            });
-        } catch (IllegalStateException closedWorker) {
+        if (!executeUnlessClosed(() -> {
+            unusedWaits.add(new UnusedWait(region, unused));
+            checkUnusedWaits();
+        })) {
             return true;
         }
         try {

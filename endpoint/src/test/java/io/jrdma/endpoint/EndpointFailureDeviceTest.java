@@ -10,7 +10,9 @@ import io.jrdma.ibverbs.QueuePair;
 import io.jrdma.ibverbs.ReceiveWorkRequest;
 import io.jrdma.ibverbs.SendOpcode;
 import io.jrdma.ibverbs.SendWorkRequest;
+import io.jrdma.ibverbs.WcOpcode;
 import io.jrdma.ibverbs.WcStatus;
+import io.jrdma.ibverbs.WorkCompletions;
 import io.jrdma.junit.ChildServer;
 import io.jrdma.junit.DeviceAddresses;
 import io.jrdma.junit.RdmaDeviceTest;
@@ -434,8 +436,9 @@ class EndpointFailureDeviceTest {
     }
 
     /**
-     * A queue pair of no worker's, connected to a worker's listener with a handshake like a worker's endpoint's (it
-     * names {@link #mine} as its words, which the worker writes), for tests that write what a worker would not.
+     * A queue pair of no worker's, connected to a worker's listener as a worker's endpoint connects (its handshake
+     * names {@link #mine} as its words, which the worker may write at once), past the first rings: its own, then the
+     * worker's, after which it may write the worker's words. For tests that write what a worker would not.
      */
     private static final class RawPeer implements AutoCloseable {
         EventChannel events;
@@ -463,6 +466,10 @@ class EndpointFailureDeviceTest {
                         options.messageSize(), mine.remoteKey(), mine.address(), new byte[0]).encode()));
                 server = Handshake.decode(id.await(Duration.ofSeconds(10), CmEventType.ESTABLISHED).privateData());
                 assertNotNull(server, "the worker answered with its handshake");
+                qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.SEND));
+                WorkCompletions ring = awaitCompletion();
+                assertEquals(WcStatus.SUCCESS, ring.status(0));
+                assertEquals(WcOpcode.RECV, ring.opcode(0), "the worker's first request is a ring");
             } catch (Exception | Error e) {
                 close();
                 throw e;
@@ -485,6 +492,17 @@ class EndpointFailureDeviceTest {
                     .next(new SendWorkRequest(1).opcode(SendOpcode.SEND)));
         }
 
+        /** The next completion, within 30 s. */
+        WorkCompletions awaitCompletion() throws Exception {
+            WorkCompletions wcs = new WorkCompletions(1);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (cq.poll(wcs) == 0) {
+                assertTrue(System.nanoTime() < deadline, "no completion came");
+                Thread.onSpinWait();
+            }
+            return wcs;
+        }
+
         @Override
         public void close() throws Exception {
             for (AutoCloseable c : new AutoCloseable[] {mine, qp, cq, pd, id, events}) {
@@ -495,6 +513,38 @@ class EndpointFailureDeviceTest {
         }
     }
 
+    /**
+     * A peer whose write reaches past its own endpoint's block of the worker's words, into the credit word of the
+     * endpoint before it (which would let that endpoint send beyond its peer's credits): the write is refused, and
+     * the other endpoint works on.
+     */
+    @Test
+    void aPeerCannotWriteTheWordsOfAnotherEndpointOfItsWorker(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(4, 4);
+        try (WorkerPair pair = new WorkerPair(ip, options, options, new FailureCatcher())) {
+            Endpoint first = pair.connect((e, m) -> m.release());   // the server's endpoint number 0
+            try (RawPeer raw = new RawPeer(pair, options)) {   // number 1
+                long blockSize = Worker.MAILBOX + (long) options.credits() * Rendezvous.ENTRY;
+                raw.mine.segment().set(ValueLayout.JAVA_LONG, 2048, Long.MAX_VALUE);
+                raw.qp.postSend(new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+                        .add(raw.mine, 2048, 8).rdma(raw.server.wordAddress() - blockSize, raw.server.wordKey()));
+                assertEquals(WcStatus.REM_ACCESS_ERR, raw.awaitCompletion().status(0),
+                        "a write into another endpoint's credit word was let through");
+            }
+            // The other endpoint's credits are as its own peer gave them: many times their worth goes through.
+            try (Buffer b = pair.client.buffers().allocate(64)) {
+                List<CompletableFuture<Long>> sends = new ArrayList<>();
+                for (int i = 0; i < 4 * options.credits(); i++) {
+                    sends.add(first.send(b.region(), b.offset(), 64));
+                }
+                for (CompletableFuture<Long> s : sends) {
+                    assertEquals(64L, s.get(30, TimeUnit.SECONDS));
+                }
+            }
+            assertTrue(first.isOpen());
+        }
+    }
     @Test
     void badInputIsRefusedBeforeAnythingIsPosted(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);
