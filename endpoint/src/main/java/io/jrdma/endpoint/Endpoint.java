@@ -1122,7 +1122,8 @@ public final class Endpoint implements AutoCloseable {
     void fail(Throwable cause) {
         if (failure == null && state != State.CLOSED) {
             failure = cause;
-            if (state == State.OPEN || state == State.CLOSING) {
+            // An accepted endpoint is the application's from the accept on, connected or not.
+            if (state == State.OPEN || state == State.CLOSING || state == State.CONNECTING && peerHandshake != null) {
                 try {
                     handler.onError(this, cause);
                 } catch (Throwable t) {

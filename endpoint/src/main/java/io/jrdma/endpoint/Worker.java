@@ -1101,7 +1101,7 @@ public final class Worker implements AutoCloseable {
         long keepalive = options.keepalive().toNanos();
         for (Endpoint ep : endpoints) {
             if (ep != null && ep.state == Endpoint.State.CONNECTING && now - ep.connectDeadline > 0) {
-                ep.abortNow(new EndpointException(ep + " was not connected in time"));
+                ep.fail(new EndpointException(ep + " was not connected in time"));
             }
             if (ep != null && ep.state == Endpoint.State.DISCONNECTED) {
                 ep.maybeRelease();

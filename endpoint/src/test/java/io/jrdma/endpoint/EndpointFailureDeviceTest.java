@@ -268,6 +268,45 @@ class EndpointFailureDeviceTest {
         }
     }
 
+    /**
+     * A client that gets the worker's accept and never completes the connection (it never reads its connection
+     * manager's events, so its side never confirms): the accepted endpoint, the application's from the accept on,
+     * breaks with an error, and the message it queued fails, where it used to end as quietly as an orderly close.
+     */
+    @Test
+    void anAcceptedConnectionThePeerNeverCompletesBreaksItsEndpoint(Device device) throws Exception {
+        WorkerOptions options = WorkerOptions.defaults();
+        FailureCatcher serverSide = new FailureCatcher();
+        CompletableFuture<Long> greeted = new CompletableFuture<>();
+        try (WorkerPair pair = new WorkerPair(DeviceAddresses.ipv4(device), options, options, serverSide);
+             Buffer greeting = pair.server.buffers().allocate(64);
+             EventChannel events = EventChannel.create();
+             CmId raw = CmId.create(events, PortSpace.TCP)) {
+            pair.acceptor = request -> request.accept(serverSide, null)
+                    .send(greeting.region(), greeting.offset(), 64).whenComplete((n, failure) -> {
+                        if (failure != null) {
+                            greeted.completeExceptionally(failure);
+                        } else {
+                            greeted.complete(n);
+                        }
+                    });
+            raw.resolve(pair.listener.localAddress(), Duration.ofSeconds(5));
+            ProtectionDomain pd = raw.context().allocateProtectionDomain();
+            try (pd; CompletionQueue cq = raw.context().createCompletionQueue(4);
+                 QueuePair qp = raw.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).capacity(4, 4))) {
+                raw.connect(ConnectionParameters.defaults().withPrivateData(
+                        new Handshake(4, 1, options.messageSize(), 1, 4096, new byte[0]).encode()));
+
+                serverSide.closed.get(60, TimeUnit.SECONDS);
+                assertInstanceOf(EndpointException.class, serverSide.failure.getNow(null),
+                        "the endpoint ended without an error");
+                ExecutionException cutOff = assertThrows(ExecutionException.class,
+                        () -> greeted.get(10, TimeUnit.SECONDS));
+                assertInstanceOf(EndpointException.class, cutOff.getCause());
+            }
+        }
+    }
+
     @Test
     void aKilledPeerFailsEveryOperationInFlightAndTheEndpointCloses(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);
