@@ -146,7 +146,7 @@ final class Rendezvous {
     boolean send(MemoryRegion region, long offset, int length, boolean hasImmediate, int immediate,
                  OperationHandler<?> handler, Object attachment) throws RdmaException {
         if (!ep.peerReady() || ep.freeSlots() <= SLOTS || !hasCredits(2)) {
-            return false;   // the first only until the peer's first ring: then the backlog drains
+            return false;   // before the peer's first ring, the backlog holds it: the ring drains the backlog
         }
         ring(null, false, length, hasImmediate ? HAS_IMMEDIATE : 0, immediate);
         advertised.add(new Outgoing(region, offset, length, (OperationHandler<Object>) handler, attachment));
