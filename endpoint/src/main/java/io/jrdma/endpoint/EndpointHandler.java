@@ -31,8 +31,8 @@ public interface EndpointHandler {
      * The endpoint broke: an operation failed (e.g. the peer stopped answering), the peer sent what the protocol
      * forbids, the peer disconnected while operations of this side were outstanding, or the connection manager
      * reported a failure (an accepted endpoint too, if the peer never completes the connection). Every operation in
-     * flight then fails too. A peer that closes while nothing is outstanding
-     * is no error: only {@link #onClosed} follows, and {@link Endpoint#isClosedByPeer()} says so.
+     * flight then fails too. A peer that closes while nothing is outstanding is no error: only {@link #onClosed}
+     * follows, and {@link Endpoint#isClosedByPeer()} says so.
      *
      * @param endpoint the endpoint
      * @param failure  what broke it

@@ -584,6 +584,7 @@ class EndpointFailureDeviceTest {
             assertTrue(first.isOpen());
         }
     }
+
     @Test
     void badInputIsRefusedBeforeAnythingIsPosted(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);
