@@ -22,18 +22,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Netty's I/O over RDMA: each event loop of a {@link io.netty.channel.MultiThreadIoEventLoopGroup} made with
  * {@link #newFactory} drives one endpoint {@link Worker} of its own on the loop's thread, which is the worker's
  * thread: completions, connection-manager events and the endpoints' callbacks all run there, between Netty's tasks.
+ * The worker opens when the loop's first channel registers, so a loop that only runs tasks holds no device resources.
  * When Netty lets the loop block and it has had no work for the options' {@link WorkerOptions#spin() spin} (it
  * busy-polls that long, as a started worker does), it blocks in the worker's wait (its completion channel,
  * connection-manager channel, eventfd and timer, in one epoll) for no longer than the loop's next scheduled task;
- * another thread's task wakes it through the worker's eventfd. A spin longer than the gaps between a connection's
+ * another thread's task wakes it through the worker's eventfd (a loop with no worker yet parks its thread). A spin longer than the gaps between a connection's
  * messages keeps a latency-bound loop from ever paying a wake-up, at the cost of a busy core. In an auto-scaling
  * group ({@link io.netty.util.concurrent.AutoScalingEventExecutorChooserFactory}) a loop that is suspended closes its
- * worker first, once nothing is under way on it, and the thread that resumes it opens a new one.
+ * worker first, once nothing is under way on it, and the thread that resumes it opens a new one for its next channel.
  *
  * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
  */
@@ -55,7 +57,8 @@ public final class RdmaIoHandler implements IoHandler {
     /** Channels with reads to hand to their pipelines once the worker's round is over. */
     private final ArrayDeque<ReadQueue> readable = new ArrayDeque<>();
     private volatile Worker worker;
-    private Exception openFailure;
+    /** The loop's thread while it has no worker, which {@link #wakeup} unparks. */
+    private volatile Thread thread;
     /**
      * The loop is one of an auto-scaling group, which weighs its loops by the time they work: only then does a run
      * read the clock to report it (a clock read in every run was a tenth of a busy-polling loop on an emulated CPU).
@@ -120,51 +123,42 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     /**
-     * Opens the loop's worker on the loop's thread, which the worker is confined to; Netty calls it each time the
-     * loop starts a thread, again after a suspension, when the worker of the thread before was closed.
-     *
-     * @throws ChannelException if the worker cannot be opened (no RDMA device has the address, the locked-memory
-     *                          limit is too low, or the device's queues cannot hold what the options ask for); the
-     *                          loop then fails every registration with the same cause
+     * Netty calls it each time the loop starts a thread, again after a suspension. It opens no worker: the loop's
+     * first registration does, on the loop's thread, which the worker is confined to.
      */
     @Override
     public void initialize() {
         // Here, not in the constructor: the group makes its loops before the chooser that scales them.
         reportsWork = loop != null && loop.parent() instanceof MultithreadEventExecutorGroup g
                 && !g.executorUtilizations().isEmpty();
-        openUnlessShuttingDown();
+        thread = Thread.currentThread();
     }
 
     /**
-     * Opens a worker if the loop has none: at its start, or after a suspension closed the one before. Netty starts a
-     * loop that never ran only to shut it down: that one opens no worker (device resources and a registered slab, in
-     * time a shutdown waits for) unless a channel still registers with it.
+     * Opens the loop's worker for its first channel, or its first since a suspension closed the one before.
+     *
+     * @throws IOException if the worker cannot be opened (no RDMA device has the address, the locked-memory limit is
+     *                     too low, or the device's queues cannot hold what the options ask for): the registration
+     *                     fails with it, and the next one tries again
      */
-    private void openUnlessShuttingDown() {
-        if (worker == null && (loop == null || !loop.isShuttingDown())) {
-            openWorker();
-        }
-    }
-
-    private void openWorker() {
+    private Worker openWorker() throws IOException {
+        Worker w;
         try {
-            worker = Worker.open(address, options);
-            RdmaByteBufAllocator.enter(worker.buffers());
+            w = Worker.open(address, options);
         } catch (IOException | IllegalArgumentException e) {
-            openFailure = e;
-            throw new ChannelException("no RDMA worker on " + address.getHostAddress(), e);
+            throw new IOException("no RDMA worker on " + address.getHostAddress(), e);
         }
+        RdmaByteBufAllocator.enter(w.buffers());
+        worker = w;
+        return w;
     }
 
     @Override
     public int run(IoHandlerContext context) {
         Worker w = worker;
         if (w == null) {
-            openUnlessShuttingDown();   // a suspension closed it, and the loop did not suspend after all
-            w = worker;
-            if (w == null) {
-                return 0;   // started only to shut down
-            }
+            parkUnlessWork(context);
+            return 0;
         }
         int work = 0;
         try {
@@ -244,6 +238,18 @@ public final class RdmaIoHandler implements IoHandler {
         readable.add(queue);
     }
 
+    /**
+     * A loop with no worker has nothing of its own to wait for: it parks until its next scheduled task or another
+     * thread's wakeup, under the same flag as a worker's wait.
+     */
+    private void parkUnlessWork(IoHandlerContext context) {
+        blocking.set(true);
+        if (context.canBlock()) {
+            LockSupport.parkNanos(Math.max(0, context.delayNanos(System.nanoTime())));
+        }
+        blocking.set(false);
+    }
+
     @Override
     public void prepareToDestroy() {
         for (RdmaRegistration r : List.copyOf(registrations)) {
@@ -269,11 +275,8 @@ public final class RdmaIoHandler implements IoHandler {
         if (!(handle instanceof RdmaIoHandle h)) {
             throw new IllegalArgumentException(handle + " is not a jrdma channel's");
         }
-        if (worker == null && openFailure == null) {
-            openWorker();   // a registration came before the loop suspended, or while it shuts down
-        }
         if (worker == null) {
-            throw new IOException("no RDMA worker on " + address.getHostAddress(), openFailure);
+            openWorker();
         }
         RdmaRegistration r = new RdmaRegistration(this, h);
         registrations.add(r);
@@ -291,6 +294,8 @@ public final class RdmaIoHandler implements IoHandler {
             Worker w = worker;
             if (w != null) {
                 w.wakeup();
+            } else {
+                LockSupport.unpark(thread);   // the worker opens on the loop's thread only, so none opened since
             }
         }
     }
