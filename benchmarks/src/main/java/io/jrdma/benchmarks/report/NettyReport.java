@@ -12,9 +12,10 @@ import java.util.regex.Pattern;
 /**
  * Turns the results directory of {@code scripts/bench-netty} into {@code netty-performance.md} and
  * {@code netty-performance.png}. The directory holds {@code env.txt} ({@code key=value} lines) and per round
- * {@code round-R/IMPL_KIND_SIZE.txt} (C rstream's or ib_write_bw's output, one size a run) or
+ * {@code round-R/IMPL_KIND_SIZE.txt} (C rstream's, ib_send_bw's or ib_write_bw's output, one size a run) or
  * {@code round-R/IMPL_KIND_all.json} (the Java sides' JSON, every size in one run), where IMPL is {@code rstream},
- * {@code ib_write_bw}, {@code perf}, {@code pipeline}, {@code rdma}, {@code nio-rdma}, {@code nio} or {@code epoll} and KIND
+ * {@code ib_send_bw}, {@code ib_write_bw}, {@code perf}, {@code pipeline}, {@code rdma}, {@code nio-rdma}, {@code nio}
+ * or {@code epoll} and KIND
  * {@code lat}, {@code rate}, {@code stream}, {@code http} or {@code grpc}.
  *
  * <pre>{@code
@@ -25,7 +26,8 @@ import java.util.regex.Pattern;
 public final class NettyReport {
     /** The implementations, in the order of the tables: the floors first. */
     enum Impl {
-        RSTREAM("rstream", "C rstream"), WRITE_BW("ib_write_bw", "C ib_write_bw"), PERF("perf", "jrdma perf send-lat"),
+        RSTREAM("rstream", "C rstream"), SEND_BW("ib_send_bw", "C ib_send_bw, each way"),
+        WRITE_BW("ib_write_bw", "C ib_write_bw"), PERF("perf", "jrdma perf send-lat"),
         PIPELINE("pipeline", "Netty pipeline, no I/O"), RDMA("rdma", "jrdma-netty"),
         NIO_RDMA("nio-rdma", "Netty NIO over jrdma-nio"), NIO("nio", "Netty NIO over TCP"),
         EPOLL("epoll", "Netty epoll over TCP");
@@ -44,7 +46,7 @@ public final class NettyReport {
     }
 
     private static final Pattern RUN = Pattern.compile(
-            "(rstream|ib_write_bw|perf|pipeline|rdma|nio-rdma|nio|epoll)_(lat|rate|stream|http|grpc)_(\\d+|all)\\.(txt|json)");
+            "(rstream|ib_send_bw|ib_write_bw|perf|pipeline|rdma|nio-rdma|nio|epoll)_(lat|rate|stream|http|grpc)_(\\d+|all)\\.(txt|json)");
     private static final List<Impl> NETTY = List.of(Impl.RDMA, Impl.NIO_RDMA, Impl.NIO, Impl.EPOLL);
     private static final List<Impl> VS_NIO_RDMA = List.of(Impl.RDMA, Impl.NIO_RDMA);
 
@@ -72,9 +74,15 @@ public final class NettyReport {
                 (impl, kind, size, text) -> switch (impl) {
                     case RSTREAM -> List.of(kind.equals("lat") ? Measurement.rstream(text, size)
                             : Measurement.rstreamBandwidth(text, size));
+                    case SEND_BW -> Measurement.perftest(text).stream().map(NettyReport::eachWay).toList();
                     case WRITE_BW -> Measurement.perftest(text);
                     default -> Measurement.jrdmaJson(text);
                 }));
+    }
+
+    /** One way of a bidirectional perftest row, which sums what both sides sent. */
+    private static Measurement eachWay(Measurement both) {
+        return Measurement.bandwidth(both.size(), both.mbPerSecond() / 2, both.mpps() / 2);
     }
 
     /** The median over rounds of {@code metric}, NaN where there is no run. */
@@ -98,9 +106,11 @@ public final class NettyReport {
                 .append("- **Netty NIO over TCP** and **Netty epoll over TCP** (`EpollIoHandler` busy-waiting): "
                         + "the guest kernel's TCP on its eth0;\n")
                 .append("- the floors: **jrdma perf send-lat** (the verbs from Java, busy-polling) for latency, "
-                        + "**C rstream** (librdmacm's rsockets example) for latency and bulk transfer, and **C "
-                        + "ib_write_bw** (perftest, 1 MiB RDMA writes one way) for the device's own throughput, "
-                        + "the ceiling of every stream here;\n")
+                        + "**C rstream** (librdmacm's rsockets example) for latency and bulk transfer, **C "
+                        + "ib_send_bw** (perftest, sends both ways at once with 128 out, as an echo's messages "
+                        + "go, posted in lists of 32; half of the two sides' sum) for the device's own message rate each way, the "
+                        + "ceiling of every pipelined echo here, and **C ib_write_bw** (perftest, 1 MiB RDMA "
+                        + "writes one way) for the device's own throughput, the ceiling of every stream here;\n")
                 .append("- **Netty pipeline, no I/O**: the echo's two pipelines on two `EmbeddedChannel`s in one "
                         + "thread, each message handed across by hand: Netty's own work for a message (a read, its "
                         + "read-complete, a write and a flush on each side), which every transport's echo adds to "
@@ -141,8 +151,11 @@ public final class NettyReport {
                 List.of(List.of(Impl.RDMA, Impl.PERF), VS_NIO_RDMA,
                         List.of(Impl.RDMA, Impl.RSTREAM)),
                 List.of("jrdma-netty / perf", "jrdma-netty / NIO over jrdma-nio", "jrdma-netty / rstream"));
-        runs.table(md, "Pipelined echo, millions of messages a second", "rate", Measurement::mpps, "%.4f", NETTY,
-                List.of(VS_NIO_RDMA), List.of("jrdma-netty / NIO over jrdma-nio (target ≥ 2)"));
+        runs.table(md, "Pipelined echo, millions of messages a second", "rate", Measurement::mpps, "%.4f",
+                List.of(Impl.SEND_BW, Impl.RDMA, Impl.NIO_RDMA, Impl.NIO, Impl.EPOLL),
+                List.of(VS_NIO_RDMA, List.of(Impl.RDMA, Impl.SEND_BW), List.of(Impl.NIO_RDMA, Impl.SEND_BW)),
+                List.of("jrdma-netty / NIO over jrdma-nio (target ≥ 2)", "jrdma-netty / ib_send_bw",
+                        "NIO over jrdma-nio / ib_send_bw"));
         runs.table(md, "Streaming, MB/s", "stream", Measurement::mbPerSecond, "%.1f",
                 List.of(Impl.WRITE_BW, Impl.RSTREAM, Impl.RDMA, Impl.NIO_RDMA, Impl.NIO, Impl.EPOLL),
                 List.of(VS_NIO_RDMA, List.of(Impl.RDMA, Impl.RSTREAM), List.of(Impl.RDMA, Impl.WRITE_BW),
@@ -164,7 +177,7 @@ public final class NettyReport {
     BufferedImage draw() {
         int w = 560;
         int h = 440;
-        List<Impl> floors = List.of(Impl.RSTREAM, Impl.PERF, Impl.PIPELINE);
+        List<Impl> floors = List.of(Impl.RSTREAM, Impl.SEND_BW, Impl.PERF, Impl.PIPELINE);
         return LinePanel.picture(2 * w, h, g -> {
             runs.panel(g, new LinePanel(w, h, "message size"), 0, "Echo least latency, one way (µs)", "lat",
                     Measurement::minMicros, false, floors);

@@ -25,6 +25,12 @@ class NettyReportTest {
              1048576    256              0.00               %s  		   0.000160
             """;
 
+    /** Both sides' sum, as perftest's bidirectional run reports it. */
+    private static final String SEND_BW = """
+             #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+             64         200000           0.00               %s  		   %s
+            """;
+
     private static String lat(double min, double typical) {
         return String.format(Locale.ROOT, "{\"test\":\"x\",\"results\":[{\"bytes\":64,\"iterations\":2000,"
                 + "\"t_min_usec\":%.3f,\"t_typical_usec\":%.3f}]}", min, typical);
@@ -49,6 +55,8 @@ class NettyReportTest {
                     String.format(Locale.ROOT, "%.2f", 10_000 / k)));
             Files.writeString(round.resolve("ib_write_bw_stream_1048576.txt"), WRITE_BW.formatted(
                     String.format(Locale.ROOT, "%.2f", 160 * k)));
+            Files.writeString(round.resolve("ib_send_bw_rate_64.txt"), SEND_BW.formatted(
+                    String.format(Locale.ROOT, "%.2f", 122 * k), String.format(Locale.ROOT, "%.6f", 2 * k)));
             Files.writeString(round.resolve("perf_lat_all.json"), lat(10 * k, 12 * k));
             Files.writeString(round.resolve("pipeline_lat_all.json"), lat(2 * k, 3 * k));
             Files.writeString(round.resolve("rdma_lat_all.json"), lat(12 * k, 15 * k));
@@ -79,8 +87,11 @@ class NettyReportTest {
         // Least latency: perf, the pipeline floor, jrdma-netty, NIO over jrdma-nio, NIO, epoll (two rounds: the mean
         // of 9 and 18); then jrdma-netty against perf and NIO over jrdma-nio, and the floor's share of perf.
         assertTrue(md.contains("| 64 B | 10.00 | 2.00 | 12.00 | 30.00 | 20.00 | 13.50 | 1.20 | 0.40 | 0.20 |"), md);
-        assertTrue(md.contains("| 64 B | 0.5000 | 0.2000 | - | - | 2.50 |"), md);
-        // ib_write_bw is a column of the stream's table only.
+        // The message rate: ib_send_bw each way (half its sum), jrdma-netty, NIO over jrdma-nio, NIO, epoll; then
+        // jrdma-netty against NIO over jrdma-nio, and each of those two against the device's own rate.
+        assertTrue(md.contains("| Size | C ib_send_bw, each way | jrdma-netty |"), md);
+        assertTrue(md.contains("| 64 B | 1.0000 | 0.5000 | 0.2000 | - | - | 2.50 | 0.50 | 0.20 |"), md);
+        // ib_send_bw and ib_write_bw are columns of the rate's and the stream's tables only.
         assertTrue(md.contains("| Size | C rstream | jrdma perf send-lat | Netty pipeline, no I/O | jrdma-netty | "
                 + "Netty NIO over jrdma-nio |"), md);
         // ib_write_bw, rstream, jrdma-netty, NIO over jrdma-nio, NIO, epoll; then the four ratios.
