@@ -32,10 +32,11 @@ import java.util.concurrent.locks.LockSupport;
  * When Netty lets the loop block and it has had no work for the options' {@link WorkerOptions#spin() spin} (it
  * busy-polls that long, as a started worker does), it blocks in the worker's wait (its completion channel,
  * connection-manager channel, eventfd and timer, in one epoll) for no longer than the loop's next scheduled task;
- * another thread's task wakes it through the worker's eventfd (a loop with no worker yet parks its thread). A spin longer than the gaps between a connection's
- * messages keeps a latency-bound loop from ever paying a wake-up, at the cost of a busy core. In an auto-scaling
- * group ({@link io.netty.util.concurrent.AutoScalingEventExecutorChooserFactory}) a loop that is suspended closes its
- * worker first, once nothing is under way on it, and the thread that resumes it opens a new one for its next channel.
+ * another thread's task wakes it through the worker's eventfd (a loop with no worker yet parks its thread). A spin
+ * longer than the gaps between a connection's messages keeps a latency-bound loop from ever paying a wake-up, at the
+ * cost of a busy core. In an auto-scaling group
+ * ({@link io.netty.util.concurrent.AutoScalingEventExecutorChooserFactory}) a loop that is suspended closes its worker
+ * first, once nothing is under way on it, and the thread that resumes it opens a new one for its next channel.
  *
  * {@snippet class=io.jrdma.netty.snippets.NettySnippets region=echo}
  */
@@ -141,7 +142,7 @@ public final class RdmaIoHandler implements IoHandler {
      *                     too low, or the device's queues cannot hold what the options ask for): the registration
      *                     fails with it, and the next one tries again
      */
-    private Worker openWorker() throws IOException {
+    private void openWorker() throws IOException {
         Worker w;
         try {
             w = Worker.open(address, options);
@@ -150,7 +151,6 @@ public final class RdmaIoHandler implements IoHandler {
         }
         RdmaByteBufAllocator.enter(w.buffers());
         worker = w;
-        return w;
     }
 
     @Override
