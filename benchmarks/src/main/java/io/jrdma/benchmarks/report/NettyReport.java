@@ -108,8 +108,9 @@ public final class NettyReport {
                 .append("- the floors: **jrdma perf send-lat** (the verbs from Java, busy-polling) for latency, "
                         + "**C rstream** (librdmacm's rsockets example) for latency and bulk transfer, **C "
                         + "ib_send_bw** (perftest, sends both ways at once with 128 out, as an echo's messages "
-                        + "go, posted in lists of 32; half of the two sides' sum) for the device's own message rate each way, the "
-                        + "ceiling of every pipelined echo here, and **C ib_write_bw** (perftest, 1 MiB RDMA "
+                        + "go, posted in lists of 32; half of the two sides' sum) for the device's own message "
+                        + "rate each way, the ceiling of every pipelined echo here, and **C ib_write_bw** "
+                        + "(perftest, 1 MiB RDMA "
                         + "writes one way) for the device's own throughput, the ceiling of every stream here;\n")
                 .append("- **Netty pipeline, no I/O**: the echo's two pipelines on two `EmbeddedChannel`s in one "
                         + "thread, each message handed across by hand: Netty's own work for a message (a read, its "
