@@ -1,5 +1,7 @@
 package io.jrdma.endpoint;
 
+import io.jrdma.ibverbs.MemoryRegion;
+
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -11,6 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * released). One object per receive buffer, reused for every message that lands in it: the receive path
  * allocates nothing. An RDMA write with immediate arrives as a message of no bytes (the data went to the memory
  * the peer wrote), with {@link #isRemoteWrite()} true; it is released by the worker once the handler returns.
+ * Its bytes lie in registered memory ({@link #region()}, {@link #offset()}), so an endpoint of the same worker can
+ * send them on with no copy, the message held until that send completes.
  *
  * {@snippet class=io.jrdma.endpoint.snippets.EndpointSnippets region=handler}
  */
@@ -18,6 +22,8 @@ public final class ReceivedMessage {
     private final Worker worker;
     private final int slot;
     private final MemorySegment buffer;
+    private final MemoryRegion region;
+    private final long offset;
     private static final int FREE = 0;
     private static final int HELD = 1;
     /** Held by the application past the worker's close: its release frees the slab once no other message is held. */
@@ -31,25 +37,31 @@ public final class ReceivedMessage {
     private boolean hasImmediate;
     private boolean remoteWrite;
 
-    ReceivedMessage(Worker worker, int slot, MemorySegment buffer) {
+    /** Receive buffer {@code slot}: {@code buffer}, which lies at {@code offset} of {@code region}. */
+    ReceivedMessage(Worker worker, int slot, MemorySegment buffer, MemoryRegion region, long offset) {
         this.worker = worker;
         this.slot = slot;
         this.buffer = buffer;
+        this.region = region;
+        this.offset = offset;
+    }
+
+    private ReceivedMessage(Worker worker, Buffer pooled) {
+        this(worker, -1, pooled.segment(), pooled.region(), pooled.offset());
+        large = pooled;
     }
 
     /** A large message, written into a pooled buffer (see Rendezvous). */
     static ReceivedMessage large(Worker worker, Endpoint from, Rendezvous.Incoming in) {
-        ReceivedMessage m = new ReceivedMessage(worker, -1, in.buffer.segment());
-        m.large = in.buffer;
+        ReceivedMessage m = new ReceivedMessage(worker, in.buffer);
         m.arrived(from, in.length, in.hasImmediate, in.immediate, false);
         return m;
     }
 
     /** {@code m}'s copy in {@code copy}, a pooled buffer, so that {@code m}'s receive buffer can go back at once. */
     static ReceivedMessage copyOf(ReceivedMessage m, Buffer copy) {
-        ReceivedMessage c = new ReceivedMessage(m.worker, -1, copy.segment());
+        ReceivedMessage c = new ReceivedMessage(m.worker, copy);
         MemorySegment.copy(m.buffer, 0, copy.segment(), 0, m.length);
-        c.large = copy;
         c.arrived(m.endpoint, m.length, m.hasImmediate, m.immediate, m.remoteWrite);
         return c;
     }
@@ -77,6 +89,25 @@ public final class ReceivedMessage {
     public MemorySegment segment() {
         checkHeld();
         return buffer;
+    }
+
+    /**
+     * {@return the registered region {@link #segment()} lies in, for sending the message on from where it lies} An
+     * endpoint of the same worker can send from it (other workers' endpoints refuse it as memory of another
+     * domain); the message must stay held until that send completes, as its buffer then takes the next message.
+     *
+     * @throws IllegalStateException if the message was released
+     */
+    public MemoryRegion region() {
+        checkHeld();
+        return region;
+    }
+
+    /**
+     * {@return where {@link #segment()} starts in {@link #region()}}
+     */
+    public long offset() {
+        return offset;
     }
 
     /**

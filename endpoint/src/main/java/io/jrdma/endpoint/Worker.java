@@ -227,8 +227,9 @@ public final class Worker implements AutoCloseable {
             releasedBy = new Endpoint[slots];
             messages = new ReceivedMessage[slots];
             for (int i = 0; i < slots; i++) {
-                messages[i] = new ReceivedMessage(this, i, receiveMemory.segment()
-                        .asSlice((long) i * options.messageSize(), options.messageSize()));
+                long at = (long) i * options.messageSize();
+                messages[i] = new ReceivedMessage(this, i, receiveMemory.segment().asSlice(at, options.messageSize()),
+                        receiveMemory, at);
                 repost(i);
             }
             endpoints = new Endpoint[options.maxEndpoints()];

@@ -124,6 +124,69 @@ class EndpointDeviceTest {
         }
     }
 
+    /**
+     * An echo that sends each message back from where it was received, a receive buffer's or (a large message) a
+     * pooled buffer's, releasing it when that send completes: every message comes back whole, in order. A message of
+     * one worker is memory of another domain to the other's endpoints, and a released one has no region to send.
+     */
+    @Test
+    void aReceivedMessageIsSentOnFromWhereItLies(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        CheckingReceiver echoed = new CheckingReceiver();
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        CompletableFuture<ReceivedMessage> kept = new CompletableFuture<>();
+        OperationHandler<ReceivedMessage> release = new OperationHandler<>() {
+            @Override
+            public void completed(long value, ReceivedMessage m) {
+                m.release();
+            }
+
+            @Override
+            public void failed(Throwable failure, ReceivedMessage m) {
+                failures.add(failure);
+                m.release();
+            }
+        };
+        WorkerOptions options = WorkerOptions.defaults().withCredits(8, 4);
+        int size = options.messageSize();
+        try (WorkerPair pair = new WorkerPair(ip, options, options, null)) {
+            pair.acceptor = pair.accepting((e, m) -> {
+                if (kept.complete(m)) {
+                    return;   // the first, held to be tried on the other worker
+                }
+                try {
+                    if (!e.trySend(m.region(), m.offset(), m.length(), release, m)) {
+                        failures.add(new AssertionError("no credit for an echo in lock-step"));
+                        m.release();
+                    }
+                } catch (Exception | Error failure) {
+                    failures.add(failure);
+                    m.release();
+                }
+            });
+            Endpoint ep = pair.connect(echoed);
+            int[] sizes = {16, size, 3 * size + 5};
+            try (Buffer b = pair.client.buffers().allocate(3 * size + 5)) {
+                ep.send(b.region(), b.offset(), 8).get(60, TimeUnit.SECONDS);
+                for (int i = 0; i < 60; i++) {
+                    int length = sizes[i % sizes.length];
+                    fill(b.segment(), i, length);
+                    ep.send(b.region(), b.offset(), length).get(60, TimeUnit.SECONDS);
+                    awaitCount(echoed.messages, i + 1);   // one at a time: the echoes never wait for a credit
+                }
+            }
+            assertEquals(List.of(), List.copyOf(failures));
+            assertEquals(List.of(), List.copyOf(echoed.errors));
+
+            ReceivedMessage m = kept.get(60, TimeUnit.SECONDS);
+            assertEquals(8, m.length());
+            assertThrows(IllegalArgumentException.class, () -> WorkerPair.on(pair.client,
+                    () -> ep.trySend(m.region(), m.offset(), m.length(), release, m)));
+            m.release();
+            assertThrows(IllegalStateException.class, m::region);
+        }
+    }
+
     @Test
     void everyOperationWithTheQueueFullChecked(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);

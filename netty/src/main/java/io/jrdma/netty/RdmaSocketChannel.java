@@ -460,9 +460,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * Posts the flushed buffers as messages: a buffer of this loop's {@link RdmaByteBufAllocator} of at least
-     * {@link #ZERO_COPY_MIN} bytes is sent from where it lies, holding a reference to that pooled memory until the
-     * send completes; the others are gathered and copied into pooled buffers, so that small writes share a message.
+     * Posts the flushed buffers as messages: a buffer of this loop's {@link RdmaByteBufAllocator}, or one received on
+     * this loop (an echo, a proxy between two of its channels), of at least {@link #ZERO_COPY_MIN} bytes is sent from
+     * where it lies, holding a reference to that registered memory until the send completes; the others are gathered
+     * and copied into pooled buffers, so that small writes share a message.
      * A message is at most the worker's message size, or, when at least {@link #LARGE_MIN_MESSAGES} of those are
      * flushed, one large message of up to {@link #LARGE_MESSAGE} bytes (at most {@link #LARGE_IN_FLIGHT} at once).
      * A {@link FileRegion} goes in messages of its own, sized the same way, copied from the file. Stops at the first
@@ -485,12 +486,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 continue;
             }
             int length;
-            RegisteredByteBuf r = inPlace(first);
+            ByteBuf root = inPlace(first);
             ByteBuffer view = null;
-            RegisteredByteBuf.Storage registered = null;
-            if (r != null) {
+            RegisteredBytes registered = null;
+            if (root != null) {
                 view = first.internalNioBuffer(first.readerIndex(), first.readableBytes());
-                registered = r.registeredIn(pool(), view);
+                registered = root instanceof RegisteredByteBuf r ? r.registeredIn(pool(), view)
+                        : ((ReceivedByteBuf) root).registeredIn(binding.handler().worker(), view);
             }
             if (registered != null) {
                 length = messageLength(view.remaining(), small);
@@ -583,15 +585,23 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * The registered buffer {@code buffer} is or wraps if it is this loop's memory with enough left to be worth a
-     * message of its own; else null.
+     * The buffer over registered memory that {@code buffer} is or wraps (a leak tracker, a slice, a duplicate), a
+     * {@link RegisteredByteBuf} in this loop's pool or a {@link ReceivedByteBuf}, if it has enough left to be worth a
+     * message of its own; else null. Where its bytes lie now is for {@code registeredIn} to tell.
      */
-    private RegisteredByteBuf inPlace(ByteBuf buffer) {
+    private ByteBuf inPlace(ByteBuf buffer) {
         if (buffer.readableBytes() < ZERO_COPY_MIN || buffer.nioBufferCount() != 1) {
             return null;
         }
-        RegisteredByteBuf r = RegisteredByteBuf.of(buffer);
-        return r != null && r.isIn(pool()) ? r : null;
+        for (ByteBuf b = buffer; b != null; b = b.unwrap()) {
+            if (b instanceof RegisteredByteBuf r) {
+                return r.isIn(pool()) ? r : null;
+            }
+            if (b instanceof ReceivedByteBuf) {
+                return b;
+            }
+        }
+        return null;
     }
 
     private BufferPool pool() {
@@ -616,22 +626,20 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * Posts {@code length} bytes of {@code view} from the pooled memory they lie in, which the send holds until it
+     * Posts {@code length} bytes of {@code view} from the registered memory they lie in, which the send holds until it
      * completes (the buffer may grow out of it or be released meanwhile); whether the endpoint took them.
      */
-    private boolean postInPlace(RegisteredByteBuf.Storage storage, ByteBuffer view, int length) throws Exception {
-        Buffer pooled = storage.pooled;
-        long offset = pooled.offset() + MemorySegment.ofBuffer(view).address() - pooled.segment().address();
-        storage.retain();
+    private boolean postInPlace(RegisteredBytes memory, ByteBuffer view, int length) throws Exception {
+        memory.retain();
         boolean posted = false;
         try {
-            posted = post(pooled.region(), offset, length, storage);
+            posted = post(memory.region(), memory.offsetOf(view), length, memory);
             if (posted) {
                 sentInPlace += length;
             }
         } finally {
             if (!posted) {
-                storage.release();
+                memory.release();
             }
         }
         return posted;

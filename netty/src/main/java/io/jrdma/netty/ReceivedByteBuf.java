@@ -1,6 +1,8 @@
 package io.jrdma.netty;
 
 import io.jrdma.endpoint.ReceivedMessage;
+import io.jrdma.endpoint.Worker;
+import io.jrdma.ibverbs.MemoryRegion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
@@ -8,17 +10,21 @@ import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;
 import io.netty.util.ResourceLeakTracker;
 
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A received message as a {@link ByteBuf}, with no copy: the buffer is the message's bytes in the worker's
  * registered receive slab (or, for a large message, in the pooled buffer it was read into). Its last
  * {@link #release()} releases the message, which reposts the receive buffer and gives the peer its credit back.
- * Its capacity is its length: a handler that writes more into it (a decoder's cumulation) makes it copy to a new
- * buffer of its allocator's and releases the message then. Once the pipeline is handed it ({@link #hold()}) it
- * counts in its channel's held buffers until it is released.
+ * Its capacity is its length: a handler that writes more into it (a decoder's cumulation) makes it move its bytes
+ * to plain direct memory of its own; the message is released with the buffer all the same. Once the pipeline is
+ * handed it ({@link #hold()}) it counts in its channel's held buffers until it is released. Written to a channel of
+ * the loop it came on, it is sent on from where it lies (see {@link RegisteredBytes}), the message held until that
+ * send completes.
  */
-final class ReceivedByteBuf extends UnpooledDirectByteBuf {
+final class ReceivedByteBuf extends UnpooledDirectByteBuf implements RegisteredBytes {
     /**
      * Netty tracks the buffers its allocators make; this one is made here, so it is tracked here, at the level
      * Netty's {@link ResourceLeakDetector} is set to.
@@ -44,6 +50,30 @@ final class ReceivedByteBuf extends UnpooledDirectByteBuf {
     void hold() {
         counted = true;
         held.incrementAndGet();
+    }
+
+    /**
+     * This buffer as the registered memory that holds all of {@code view} (a view of its memory), if its bytes are
+     * still the message's and the message came on {@code worker}; else null, and they are sent by copy.
+     */
+    RegisteredBytes registeredIn(Worker worker, ByteBuffer view) {
+        return message.endpoint().worker() == worker && view.isDirect()
+                && RegisteredBytes.holds(message.segment(), message.length(), view) ? this : null;
+    }
+
+    @Override
+    public MemoryRegion region() {
+        return message.region();
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return message.segment();
+    }
+
+    @Override
+    public long offset() {
+        return message.offset();
     }
 
     @Override

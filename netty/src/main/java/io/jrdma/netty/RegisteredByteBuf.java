@@ -2,6 +2,7 @@ package io.jrdma.netty;
 
 import io.jrdma.endpoint.Buffer;
 import io.jrdma.endpoint.BufferPool;
+import io.jrdma.ibverbs.MemoryRegion;
 import io.jrdma.ibverbs.RdmaException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledDirectByteBuf;
@@ -112,8 +113,7 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
         if (!isIn(pool) || !view.isDirect()) {
             return null;
         }
-        long start = MemorySegment.ofBuffer(view).address() - s.pooled.segment().address();
-        return start >= 0 && start + view.remaining() <= s.pooled.capacity() ? s : null;
+        return RegisteredBytes.holds(s.pooled.segment(), s.pooled.capacity(), view) ? s : null;
     }
 
     /**
@@ -121,7 +121,7 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
      * while its bytes are there (Netty cleans it when the buffer grows out of it or is freed) and each send from it
      * one more; the last release gives the pooled buffer back.
      */
-    static final class Storage extends AbstractReferenceCounted implements CleanableDirectBuffer {
+    static final class Storage extends AbstractReferenceCounted implements CleanableDirectBuffer, RegisteredBytes {
         final Buffer pooled;
         private final ByteBuffer buffer;
 
@@ -133,6 +133,21 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
         @Override
         public ByteBuffer buffer() {
             return buffer;
+        }
+
+        @Override
+        public MemoryRegion region() {
+            return pooled.region();
+        }
+
+        @Override
+        public MemorySegment segment() {
+            return pooled.segment();
+        }
+
+        @Override
+        public long offset() {
+            return pooled.offset();
         }
 
         @Override

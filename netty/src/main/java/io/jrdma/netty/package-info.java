@@ -20,7 +20,8 @@
  *
  * <p><b>Memory.</b> Received buffers are the worker's registered receive buffers, borrowed: releasing a buffer
  * (which Netty's handlers do) returns it and the peer's credit. Written buffers of the channels' default
- * {@link io.jrdma.netty.RdmaByteBufAllocator}, taken on the loop's thread, are sent from where they lie; other
- * written bytes are copied into the worker's registered buffer pool.
+ * {@link io.jrdma.netty.RdmaByteBufAllocator}, taken on the loop's thread, are sent from where they lie, and so are
+ * received buffers written to a channel of the loop they came on (an echo, a proxy); other written bytes are copied
+ * into the worker's registered buffer pool.
  */
 package io.jrdma.netty;

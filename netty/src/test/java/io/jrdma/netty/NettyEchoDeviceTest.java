@@ -272,6 +272,62 @@ class NettyEchoDeviceTest {
     }
 
     @Test
+    void aReceivedBufferIsSentOnFromWhereItLiesOnItsOwnLoopAndCopiedOnAnother(Device device) throws Exception {
+        try (NettyBed bed = new NettyBed(device, 2)) {
+            EventLoop one = bed.clientGroup.next();
+            EventLoop other = bed.clientGroup.next();
+            assertNotSame(one, other);
+            assertTrue(forward(bed, one, one, 37) > 0, "buffers received on the loop were copied to send them on");
+            assertEquals(0, forward(bed, one, other, 41),
+                    "buffers received on one loop were sent from its memory by a channel of another");
+        }
+    }
+
+    /**
+     * A proxy: a channel on {@code from} reads a stream from a server and writes each buffer it reads, as it is, to a
+     * channel on {@code to}, whose server answers with the CRC of what it got; checks that CRC against the stream's.
+     *
+     * @return the bytes the channel on {@code to} sent in place
+     */
+    private static long forward(NettyBed bed, EventLoop from, EventLoop to, long seed) throws Exception {
+        CompletableFuture<Pump> source = new CompletableFuture<>();
+        Channel origin = bed.serve(() -> {
+            Pump pump = new Pump(seed, 4 << 20, SIZES, false, true);
+            source.complete(pump);
+            return new ChannelHandler[] {pump};
+        }, true);
+        Channel sink = bed.serve(() -> new ChannelHandler[] {new CrcAnswer()}, true);
+        Tally answer = new Tally(Long.BYTES);
+        RdmaSocketChannel out = (RdmaSocketChannel) new Bootstrap().group(to).channel(RdmaSocketChannel.class)
+                .handler(answer).connect(sink.localAddress()).sync().channel();
+        new Bootstrap().group(from).channel(RdmaSocketChannel.class).handler(new ChannelInboundHandlerAdapter() {
+            private ChannelFuture last;
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                last = out.writeAndFlush(msg);
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                // A shutdown fails the writes still in the outbound buffer: it waits for the last one.
+                (last != null ? last : out.newSucceededFuture()).addListener(f -> out.shutdownOutput());
+                ctx.fireChannelInactive();
+            }
+        }).connect(origin.localAddress()).sync();
+
+        CRC32 expected = new CRC32();
+        long stream = source.get(WAIT_SECONDS, TimeUnit.SECONDS).finished.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        expected.update(ByteBuffer.allocate(Long.BYTES).putLong(0, stream));
+        assertEquals(expected.getValue(), answer.done.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                "the stream sent on is not the stream received");
+        long inPlace = to.submit(out::bytesSentInPlace).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        origin.close().sync();
+        sink.close().sync();
+        return inPlace;
+    }
+
+    @Test
     void aBufferThatGrowsWhileItIsSentKeepsTheSentMemoryOutOfThePoolUntilTheSendCompletes(Device device)
             throws Exception {
         try (NettyBed bed = new NettyBed(device, 1)) {
