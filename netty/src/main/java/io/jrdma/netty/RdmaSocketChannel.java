@@ -492,7 +492,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             if (root != null) {
                 view = first.internalNioBuffer(first.readerIndex(), first.readableBytes());
                 registered = root instanceof RegisteredByteBuf r ? r.registeredIn(pool(), view)
-                        : ((ReceivedByteBuf) root).registeredIn(binding.handler().worker(), view);
+                        : ((ReceivedByteBuf) root).registeredIn(view);
             }
             if (registered != null) {
                 length = messageLength(view.remaining(), small);
@@ -586,8 +586,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     /**
      * The buffer over registered memory that {@code buffer} is or wraps (a leak tracker, a slice, a duplicate), a
-     * {@link RegisteredByteBuf} in this loop's pool or a {@link ReceivedByteBuf}, if it has enough left to be worth a
-     * message of its own; else null. Where its bytes lie now is for {@code registeredIn} to tell.
+     * {@link RegisteredByteBuf} in this loop's pool or a {@link ReceivedByteBuf} received on this loop, if it has
+     * enough left to be worth a message of its own; else null. Where its bytes lie now is for {@code registeredIn}
+     * to tell.
      */
     private ByteBuf inPlace(ByteBuf buffer) {
         if (buffer.readableBytes() < ZERO_COPY_MIN || buffer.nioBufferCount() != 1) {
@@ -597,8 +598,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             if (b instanceof RegisteredByteBuf r) {
                 return r.isIn(pool()) ? r : null;
             }
-            if (b instanceof ReceivedByteBuf) {
-                return b;
+            if (b instanceof ReceivedByteBuf r) {
+                return r.isFrom(binding.handler().worker()) ? r : null;
             }
         }
         return null;

@@ -52,13 +52,17 @@ final class ReceivedByteBuf extends UnpooledDirectByteBuf implements RegisteredB
         held.incrementAndGet();
     }
 
+    /** {@return whether the message came on {@code worker}: only its endpoints can send from its memory} */
+    boolean isFrom(Worker worker) {
+        return message.endpoint().worker() == worker;
+    }
+
     /**
      * This buffer as the registered memory that holds all of {@code view} (a view of its memory), if its bytes are
-     * still the message's and the message came on {@code worker}; else null, and they are sent by copy.
+     * still the message's; else null, and they are sent by copy.
      */
-    RegisteredBytes registeredIn(Worker worker, ByteBuffer view) {
-        return message.endpoint().worker() == worker && view.isDirect()
-                && RegisteredBytes.holds(message.segment(), message.length(), view) ? this : null;
+    RegisteredBytes registeredIn(ByteBuffer view) {
+        return view.isDirect() && RegisteredBytes.holds(message.segment(), message.length(), view) ? this : null;
     }
 
     @Override

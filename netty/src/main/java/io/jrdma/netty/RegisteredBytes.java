@@ -26,7 +26,7 @@ interface RegisteredBytes extends ReferenceCounted {
         return offset() + MemorySegment.ofBuffer(view).address() - segment().address();
     }
 
-    /** {@return whether all of {@code view} (direct) lies in {@code length} bytes from the start of {@link #segment()}} */
+    /** {@return whether all of {@code view} (direct) lies in the first {@code length} bytes of {@code segment}} */
     static boolean holds(MemorySegment segment, long length, ByteBuffer view) {
         long start = MemorySegment.ofBuffer(view).address() - segment.address();
         return start >= 0 && start + view.remaining() <= length;
