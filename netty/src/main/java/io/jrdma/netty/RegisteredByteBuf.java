@@ -90,15 +90,6 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
         current = null;
     }
 
-    /** {@return the registered buffer {@code buffer} is or wraps (a leak tracker, a slice, a duplicate), or null} */
-    static RegisteredByteBuf of(ByteBuf buffer) {
-        ByteBuf b = buffer;
-        while (b != null && !(b instanceof RegisteredByteBuf)) {
-            b = b.unwrap();
-        }
-        return (RegisteredByteBuf) b;
-    }
-
     /** {@return whether the bytes are in a buffer of {@code pool}'s now} */
     boolean isIn(BufferPool pool) {
         return current != null && this.pool == pool;

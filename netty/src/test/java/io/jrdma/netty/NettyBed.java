@@ -5,6 +5,7 @@ import io.jrdma.ibverbs.Device;
 import io.jrdma.junit.DeviceAddresses;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
@@ -48,6 +49,15 @@ final class NettyBed implements AutoCloseable {
     NettyBed childLoops(int loops, WorkerOptions options) throws IOException {
         childGroup = new MultiThreadIoEventLoopGroup(loops, RdmaIoHandler.newFactory(ip, options));
         return this;
+    }
+
+    /** {@return the registered buffer {@code buffer} is or wraps (a leak tracker, a slice, a duplicate), or null} */
+    static RegisteredByteBuf registered(ByteBuf buffer) {
+        ByteBuf b = buffer;
+        while (b != null && !(b instanceof RegisteredByteBuf)) {
+            b = b.unwrap();
+        }
+        return (RegisteredByteBuf) b;
     }
 
     /** A server whose every accepted channel gets {@code handlers}' handlers, reading at once or not. */

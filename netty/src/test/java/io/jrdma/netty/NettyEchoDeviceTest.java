@@ -242,14 +242,14 @@ class NettyEchoDeviceTest {
                 List<ByteBuf> writes = List.of(grown, small, slice, heap, duplicate, medium);
                 int size = NettyBed.OPTIONS.messageSize();
                 for (ByteBuf b : List.of(grown, slice, duplicate, medium)) {
-                    assertNotNull(RegisteredByteBuf.of(b), b + " is not in the loop's registered pool");
+                    assertNotNull(NettyBed.registered(b), b + " is not in the loop's registered pool");
                     int n = b.readableBytes();
                     // A large message's worth goes whole; less in pieces of a message each, and a last piece under
                     // the minimum is copied like small writes.
                     int tail = n < RdmaSocketChannel.LARGE_MIN_MESSAGES * size ? n % size : 0;
                     expectedInPlace[0] += n - (tail < RdmaSocketChannel.ZERO_COPY_MIN ? tail : 0);
                 }
-                assertNull(RegisteredByteBuf.of(heap));
+                assertNull(NettyBed.registered(heap));
                 ChannelFuture f = null;
                 for (ByteBuf b : writes) {
                     stream.update(b.nioBuffer());

@@ -54,7 +54,7 @@ class RdmaChannelConfigTest {
         ByteBuf off = RdmaByteBufAllocator.DEFAULT.directBuffer(4096);
         try {
             assertTrue(off.isDirect());
-            assertNull(RegisteredByteBuf.of(off), "a buffer taken off any loop is in a loop's pool");
+            assertNull(NettyBed.registered(off), "a buffer taken off any loop is in a loop's pool");
         } finally {
             off.release();
         }
