@@ -75,6 +75,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /**
      * The fewest bytes of a registered buffer that are sent from where they lie: below it a copy costs less than
      * a message of their own (a credit, a work request, a completion), and gathers them with the writes around them.
+     * With messages larger than 2 KiB the bound is half a message ({@link #inPlaceMin}).
      */
     static final int ZERO_COPY_MIN = 1024;
     /**
@@ -461,7 +462,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     /**
      * Posts the flushed buffers as messages: a buffer of this loop's {@link RdmaByteBufAllocator}, or one received on
-     * this loop (an echo, a proxy between two of its channels), of at least {@link #ZERO_COPY_MIN} bytes is sent from
+     * this loop (an echo, a proxy between two of its channels), of at least {@link #inPlaceMin} bytes is sent from
      * where it lies, holding a reference to that registered memory until the send completes; the others are gathered
      * and copied into pooled buffers, so that small writes share a message.
      * A message is at most the worker's message size, or, when at least {@link #LARGE_MIN_MESSAGES} of those are
@@ -491,7 +492,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             RegisteredBytes registered = null;
             if (root != null) {
                 view = first.internalNioBuffer(first.readerIndex(), first.readableBytes());
-                registered = root instanceof RegisteredByteBuf r ? r.registeredIn(pool(), view)
+                registered = root instanceof RegisteredByteBuf r ? r.registeredIn(view)
                         : ((ReceivedByteBuf) root).registeredIn(view);
             }
             if (registered != null) {
@@ -591,7 +592,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
      * to tell.
      */
     private ByteBuf inPlace(ByteBuf buffer) {
-        if (buffer.readableBytes() < ZERO_COPY_MIN || buffer.nioBufferCount() != 1) {
+        if (buffer.readableBytes() < inPlaceMin(binding.handler().messageSize()) || buffer.nioBufferCount() != 1) {
             return null;
         }
         for (ByteBuf b = buffer; b != null; b = b.unwrap()) {
@@ -603,6 +604,16 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             }
         }
         return null;
+    }
+
+    /**
+     * The fewest bytes of a registered buffer sent from where they lie, with messages of {@code messageSize} bytes:
+     * {@link #ZERO_COPY_MIN}, or half a message if that is more. A smaller buffer leaves room in its message for the
+     * writes around it, and one device message for several writes costs less than their copies: in the real-time
+     * bed, 4 KiB writes gathered into 64 KiB messages moved 1.5 times the rate of 4 KiB messages sent in place.
+     */
+    static int inPlaceMin(int messageSize) {
+        return Math.max(ZERO_COPY_MIN, messageSize / 2);
     }
 
     private BufferPool pool() {

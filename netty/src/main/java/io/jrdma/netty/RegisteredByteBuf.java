@@ -96,12 +96,12 @@ final class RegisteredByteBuf extends UnpooledDirectByteBuf {
     }
 
     /**
-     * The pooled memory that holds all of {@code view} (a view of this buffer's memory) if it is {@code pool}'s,
-     * else null: then the bytes are sent by copy.
+     * The pooled memory that holds all of {@code view} (a view of this buffer's memory), else null: then the bytes
+     * are sent by copy. Whose pool it is is for {@link #isIn} to tell.
      */
-    Storage registeredIn(BufferPool pool, ByteBuffer view) {
+    Storage registeredIn(ByteBuffer view) {
         Storage s = current;
-        if (!isIn(pool) || !view.isDirect()) {
+        if (s == null || !view.isDirect()) {
             return null;
         }
         return RegisteredBytes.holds(s.pooled.segment(), s.pooled.capacity(), view) ? s : null;

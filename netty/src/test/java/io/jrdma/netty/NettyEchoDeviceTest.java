@@ -53,11 +53,13 @@ import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -222,9 +224,8 @@ class NettyEchoDeviceTest {
             Channel server = bed.serve(() -> new ChannelHandler[] {new CrcAnswer()}, true);
             Tally answer = new Tally(Long.BYTES);
             RdmaSocketChannel client = (RdmaSocketChannel) bed.connect(server, () -> new ChannelHandler[] {answer});
-            CRC32 stream = new CRC32();
             long[] expectedInPlace = new long[1];
-            ChannelFuture last = client.eventLoop().submit(() -> {
+            writeOnItsLoopAndCheck(client, answer, () -> {
                 SplittableRandom random = new SplittableRandom(23);
                 // Grown from 16 B through several pooled buffers: sent in place, as one large message.
                 ByteBuf grown = client.alloc().directBuffer(16);
@@ -247,28 +248,81 @@ class NettyEchoDeviceTest {
                     // A large message's worth goes whole; less in pieces of a message each, and a last piece under
                     // the minimum is copied like small writes.
                     int tail = n < RdmaSocketChannel.LARGE_MIN_MESSAGES * size ? n % size : 0;
-                    expectedInPlace[0] += n - (tail < RdmaSocketChannel.ZERO_COPY_MIN ? tail : 0);
+                    expectedInPlace[0] += n - (tail < RdmaSocketChannel.inPlaceMin(size) ? tail : 0);
                 }
                 assertNull(NettyBed.registered(heap));
-                ChannelFuture f = null;
-                for (ByteBuf b : writes) {
-                    stream.update(b.nioBuffer());
-                    f = client.write(b);
-                }
-                client.flush();
-                return f;
-            }).get(WAIT_SECONDS, TimeUnit.SECONDS);
-            assertTrue(last.await(WAIT_SECONDS, TimeUnit.SECONDS) && last.isSuccess(), "the writes failed");
-            client.shutdownOutput().sync();
-
-            CRC32 expected = new CRC32();
-            expected.update(ByteBuffer.allocate(Long.BYTES).putLong(0, stream.getValue()));
-            assertEquals(expected.getValue(), answer.done.get(WAIT_SECONDS, TimeUnit.SECONDS),
-                    "the server did not receive the bytes written, in order");
+                return writes;
+            });
             assertEquals(expectedInPlace[0], client.eventLoop().submit(client::bytesSentInPlace)
                     .get(WAIT_SECONDS, TimeUnit.SECONDS), "bytes of registered buffers were copied, or others not");
             server.close().sync();
         }
+    }
+
+    @Test
+    void withStreamingOptionsWritesUnderHalfAMessageShareOneAndLargerOnesGoInPlace(Device device) throws Exception {
+        WorkerOptions options = RdmaIoHandler.streamingOptions().withCredits(32, 2);
+        int size = options.messageSize();
+        try (NettyBed bed = new NettyBed(device, 1, options, options)) {
+            AtomicInteger largestRead = new AtomicInteger();
+            Channel server = bed.serve(() -> new ChannelHandler[] {new ChannelInboundHandlerAdapter() {
+                @Override
+                public void handlerAdded(ChannelHandlerContext ctx) {
+                    // A read hands over a whole message, not the adaptive allocator's guess of a first read's size.
+                    ctx.channel().config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(size));
+                }
+
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    largestRead.accumulateAndGet(((ByteBuf) msg).readableBytes(), Math::max);
+                    ctx.fireChannelRead(msg);
+                }
+            }, new CrcAnswer()}, true);
+            Tally answer = new Tally(Long.BYTES);
+            RdmaSocketChannel client = (RdmaSocketChannel) bed.connect(server, () -> new ChannelHandler[] {answer});
+            writeOnItsLoopAndCheck(client, answer, () -> {
+                SplittableRandom random = new SplittableRandom(31);
+                List<ByteBuf> writes = new ArrayList<>();
+                // Sixteen registered 4 KiB writes fill one message; the half-message write after them goes in place.
+                for (int i = 0; i < size / 4096; i++) {
+                    writes.add(client.alloc().directBuffer(4096).writeBytes(randomBytes(random, 4096)));
+                }
+                writes.add(client.alloc().directBuffer(size / 2).writeBytes(randomBytes(random, size / 2)));
+                for (ByteBuf b : writes) {
+                    assertNotNull(NettyBed.registered(b), b + " is not in the loop's registered pool");
+                }
+                return writes;
+            });
+            assertEquals(size, largestRead.get(), "the 4 KiB writes did not share one message");
+            assertEquals((long) size / 2, client.eventLoop().submit(client::bytesSentInPlace)
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS), "the half-message write was copied, or the others not");
+            server.close().sync();
+        }
+    }
+
+    /**
+     * Writes the buffers {@code writes} makes on the client's loop, flushed at once, ends the stream and checks the
+     * CRC the server's {@link CrcAnswer} answers with against theirs.
+     */
+    private static void writeOnItsLoopAndCheck(RdmaSocketChannel client, Tally answer, Callable<List<ByteBuf>> writes)
+            throws Exception {
+        CRC32 stream = new CRC32();
+        ChannelFuture last = client.eventLoop().submit(() -> {
+            ChannelFuture f = null;
+            for (ByteBuf b : writes.call()) {
+                stream.update(b.nioBuffer());
+                f = client.write(b);
+            }
+            client.flush();
+            return f;
+        }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertTrue(last.await(WAIT_SECONDS, TimeUnit.SECONDS) && last.isSuccess(), "the writes failed");
+        client.shutdownOutput().sync();
+
+        CRC32 expected = new CRC32();
+        expected.update(ByteBuffer.allocate(Long.BYTES).putLong(0, stream.getValue()));
+        assertEquals(expected.getValue(), answer.done.get(WAIT_SECONDS, TimeUnit.SECONDS),
+                "the server did not receive the bytes written, in order");
     }
 
     @Test

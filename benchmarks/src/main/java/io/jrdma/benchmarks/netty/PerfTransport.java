@@ -45,14 +45,18 @@ enum PerfTransport {
     PIPELINE("pipeline");
 
     /**
-     * jrdma-netty's options: the transport's defaults, busy-polling through every pause of a run unless the system
-     * property {@code jrdma.bench.spinMicros} sets the spin (a loop that blocks sooner leaves its vCPU to the
-     * kernel's Soft-RoCE work), with the message size of the system property {@code jrdma.bench.messageSize} if set
-     * (and then {@code jrdma.bench.credits} credits, 32 unless set, a send queue twice as deep, and 8 connections a
-     * loop), and the send queue depth of {@code jrdma.bench.sendDepth} if set.
+     * jrdma-netty's options: the transport's defaults (its {@link RdmaIoHandler#streamingOptions() streaming options}
+     * if the system property {@code jrdma.bench.streaming} is {@code true}), busy-polling through every pause of a
+     * run unless the system property {@code jrdma.bench.spinMicros} sets the spin (a loop that blocks sooner leaves
+     * its vCPU to the kernel's Soft-RoCE work), with the message size of the system property
+     * {@code jrdma.bench.messageSize} if set (and then {@code jrdma.bench.credits} credits, 32 unless set, a send
+     * queue twice as deep, and 8 connections a loop), and the send queue depth of {@code jrdma.bench.sendDepth} if
+     * set.
      */
-    private static final WorkerOptions RDMA_OPTIONS = sendDepth(messageSize(RdmaIoHandler.defaultOptions()
-            .withSpin(Duration.ofNanos(Long.getLong("jrdma.bench.spinMicros", 10_000_000L) * 1000)),
+    private static final WorkerOptions RDMA_OPTIONS = sendDepth(messageSize(
+            (Boolean.getBoolean("jrdma.bench.streaming") ? RdmaIoHandler.streamingOptions()
+                    : RdmaIoHandler.defaultOptions())
+                    .withSpin(Duration.ofNanos(Long.getLong("jrdma.bench.spinMicros", 10_000_000L) * 1000)),
             Integer.getInteger("jrdma.bench.messageSize", 0)), Integer.getInteger("jrdma.bench.sendDepth", 0));
 
     private static WorkerOptions messageSize(WorkerOptions options, int bytes) {

@@ -1,5 +1,6 @@
 package io.jrdma.netty.snippets;
 
+import io.jrdma.endpoint.WorkerOptions;
 import io.jrdma.netty.RdmaIoHandler;
 import io.jrdma.netty.RdmaServerSocketChannel;
 import io.jrdma.netty.RdmaSocketChannel;
@@ -18,7 +19,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
-/** An echo server and its client over the transport. */
+/** An echo server and its client over the transport, and a loop group for streams. */
 final class NettySnippets {
 
     void echo(InetAddress deviceAddress) throws Exception {
@@ -54,6 +55,15 @@ final class NettySnippets {
             group.shutdownGracefully().sync();
         }
         // @end
+    }
+
+    EventLoopGroup streaming(InetAddress deviceAddress) {
+        // @start region="streaming"
+        // 64 KiB messages: both ends of a stream of 4 KiB writes need these options.
+        WorkerOptions options = RdmaIoHandler.streamingOptions().withCredits(32, 64);   // 64 connections a loop
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(deviceAddress, options));
+        // @end
+        return group;
     }
 
     /** A handler that writes a large reply from registered memory, which its channel sends with no copy. */
