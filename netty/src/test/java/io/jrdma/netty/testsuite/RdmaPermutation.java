@@ -41,7 +41,9 @@ import java.util.concurrent.TimeoutException;
  * tests run with (a server of {@link RdmaServerSocketChannel}s, a client of {@link RdmaSocketChannel}s) and the
  * address they bind, the device's. One server loop, which takes its accepted channels too (the suite turns the server
  * channel's auto-read off, and a request that comes then completes on the server's loop), and two client loops,
- * made on first use and shut down with the JVM.
+ * made on first use and shut down with the JVM. The tests that move streams also run over a second combination, a
+ * server loop and a client loop with {@link RdmaIoHandler#streamingOptions()}, where writes under half a message
+ * share one and larger ones go in place.
  */
 final class RdmaPermutation {
     /** 4 KiB messages, 32 credits, at most 16 connections per loop: 2 MiB of receive buffers per loop. */
@@ -50,6 +52,8 @@ final class RdmaPermutation {
     private static InetAddress address;
     private static EventLoopGroup serverGroup;
     private static EventLoopGroup clientGroup;
+    private static EventLoopGroup streamingServerGroup;
+    private static EventLoopGroup streamingClientGroup;
 
     private RdmaPermutation() {
     }
@@ -64,15 +68,23 @@ final class RdmaPermutation {
                 RdmaIoHandler.newFactory(address, OPTIONS));
         clientGroup = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("testsuite-rdma-client", true),
                 RdmaIoHandler.newFactory(address, OPTIONS));
+        streamingServerGroup = new MultiThreadIoEventLoopGroup(1,
+                new DefaultThreadFactory("testsuite-rdma-streaming-server", true),
+                RdmaIoHandler.newFactory(address, RdmaIoHandler.streamingOptions()));
+        streamingClientGroup = new MultiThreadIoEventLoopGroup(1,
+                new DefaultThreadFactory("testsuite-rdma-streaming-client", true),
+                RdmaIoHandler.newFactory(address, RdmaIoHandler.streamingOptions()));
+        List<EventLoopGroup> groups = List.of(serverGroup, clientGroup, streamingServerGroup, streamingClientGroup);
         // Each loop opens its worker when its thread starts: here, not in the first test's time bound.
-        for (EventLoopGroup group : List.of(serverGroup, clientGroup)) {
+        for (EventLoopGroup group : groups) {
             group.forEach(loop -> loop.submit(() -> { }).syncUninterruptibly());
         }
         warmUpSuite();
         warmUp();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            clientGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
-            serverGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+            for (EventLoopGroup group : groups.reversed()) {
+                group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+            }
         }));
     }
 
@@ -101,7 +113,7 @@ final class RdmaPermutation {
      * (seconds in an emulated guest) are paid here and not inside the first test's own time bound.
      */
     private static void warmUp() throws IOException {
-        Channel server = server().childHandler(new EchoHandler()).bind(newSocketAddress()).syncUninterruptibly()
+        Channel server = server(false).childHandler(new EchoHandler()).bind(newSocketAddress()).syncUninterruptibly()
                 .channel();
         try {
             for (EventExecutor loop : clientGroup) {
@@ -145,27 +157,46 @@ final class RdmaPermutation {
         }
     }
 
-    /** A server and a client over RDMA: the suite's one combination here. */
+    /** A server and a client over RDMA with the suite's options: the suite's combination here. */
     static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
-        return List.of(new BootstrapComboFactory<>() {
+        return List.of(combo(false));
+    }
+
+    /**
+     * The suite's combination, then a server and a client with {@link RdmaIoHandler#streamingOptions()} (64 KiB
+     * messages): for the tests that move streams, so that their bytes also go gathered into large messages and, from
+     * half a message up, in place.
+     */
+    static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketAndStreaming() {
+        return List.of(combo(false), combo(true));
+    }
+
+    private static BootstrapComboFactory<ServerBootstrap, Bootstrap> combo(boolean streaming) {
+        return new BootstrapComboFactory<>() {
             @Override
             public ServerBootstrap newServerInstance() {
-                return server();
+                return server(streaming);
             }
 
             @Override
             public Bootstrap newClientInstance() {
-                return client();
+                return client(streaming);
             }
-        });
+        };
     }
 
-    static synchronized ServerBootstrap server() {
-        return new ServerBootstrap().group(serverGroup).channel(RdmaServerSocketChannel.class);
+    private static synchronized ServerBootstrap server(boolean streaming) {
+        return new ServerBootstrap().group(streaming ? streamingServerGroup : serverGroup)
+                .channel(RdmaServerSocketChannel.class);
     }
 
-    static synchronized Bootstrap client() {
-        return new Bootstrap().group(clientGroup).channel(RdmaSocketChannel.class);
+    /** A client over RDMA with the suite's options, for the suite's tests that need no server. */
+    static Bootstrap client() {
+        return client(false);
+    }
+
+    private static synchronized Bootstrap client(boolean streaming) {
+        return new Bootstrap().group(streaming ? streamingClientGroup : clientGroup).channel(RdmaSocketChannel.class);
     }
 
     /** Handlers of the suite's options on the device, for loop groups a test makes itself. */

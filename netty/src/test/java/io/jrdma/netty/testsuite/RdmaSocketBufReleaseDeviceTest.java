@@ -8,11 +8,14 @@ import io.netty.testsuite.transport.socket.SocketBufReleaseTest;
 import java.net.SocketAddress;
 import java.util.List;
 
-/** Netty's {@link SocketBufReleaseTest} over the transport. */
+/**
+ * Netty's {@link SocketBufReleaseTest} over the transport, with the suite's options and with
+ * {@link io.jrdma.netty.RdmaIoHandler#streamingOptions()} ({@link RdmaPermutation#socketAndStreaming()}).
+ */
 class RdmaSocketBufReleaseDeviceTest extends SocketBufReleaseTest implements OverRdma {
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return RdmaPermutation.socket();
+        return RdmaPermutation.socketAndStreaming();
     }
 
     @Override

@@ -8,11 +8,14 @@ import io.netty.testsuite.transport.socket.SocketEchoTest;
 import java.net.SocketAddress;
 import java.util.List;
 
-/** Netty's {@link SocketEchoTest} over the transport. */
+/**
+ * Netty's {@link SocketEchoTest} over the transport, with the suite's options and with
+ * {@link io.jrdma.netty.RdmaIoHandler#streamingOptions()} ({@link RdmaPermutation#socketAndStreaming()}).
+ */
 class RdmaSocketEchoDeviceTest extends SocketEchoTest implements OverRdma {
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return RdmaPermutation.socket();
+        return RdmaPermutation.socketAndStreaming();
     }
 
     @Override

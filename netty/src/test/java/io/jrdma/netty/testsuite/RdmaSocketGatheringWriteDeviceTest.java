@@ -11,11 +11,14 @@ import org.junit.jupiter.api.condition.DisabledIf;
 import java.net.SocketAddress;
 import java.util.List;
 
-/** Netty's {@link SocketGatheringWriteTest} over the transport. */
+/**
+ * Netty's {@link SocketGatheringWriteTest} over the transport, with the suite's options and with
+ * {@link io.jrdma.netty.RdmaIoHandler#streamingOptions()} ({@link RdmaPermutation#socketAndStreaming()}).
+ */
 class RdmaSocketGatheringWriteDeviceTest extends SocketGatheringWriteTest implements OverRdma {
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return RdmaPermutation.socket();
+        return RdmaPermutation.socketAndStreaming();
     }
 
     @Override
