@@ -75,7 +75,7 @@ final class RdmaPermutation {
                 new DefaultThreadFactory("testsuite-rdma-streaming-client", true),
                 RdmaIoHandler.newFactory(address, RdmaIoHandler.streamingOptions()));
         List<EventLoopGroup> groups = List.of(serverGroup, clientGroup, streamingServerGroup, streamingClientGroup);
-        // Each loop opens its worker when its thread starts: here, not in the first test's time bound.
+        // Each loop's thread starts here, not in the first test's time bound.
         for (EventLoopGroup group : groups) {
             group.forEach(loop -> loop.submit(() -> { }).syncUninterruptibly());
         }
@@ -109,14 +109,20 @@ final class RdmaPermutation {
     }
 
     /**
-     * One echoed connection from each client loop, so that the first connection's class loading and compilation
-     * (seconds in an emulated guest) are paid here and not inside the first test's own time bound.
+     * One echoed connection from each client loop of both combinations, so that the first connection's class loading
+     * and compilation (seconds in an emulated guest) and each loop's worker, which opens with its first channel, are
+     * paid here and not inside the first test's own time bound.
      */
     private static void warmUp() throws IOException {
-        Channel server = server(false).childHandler(new EchoHandler()).bind(newSocketAddress()).syncUninterruptibly()
-                .channel();
+        warmUp(false, clientGroup);
+        warmUp(true, streamingClientGroup);
+    }
+
+    private static void warmUp(boolean streaming, EventLoopGroup clients) throws IOException {
+        Channel server = server(streaming).childHandler(new EchoHandler()).bind(newSocketAddress())
+                .syncUninterruptibly().channel();
         try {
-            for (EventExecutor loop : clientGroup) {
+            for (EventExecutor loop : clients) {
                 CompletableFuture<Void> echoed = new CompletableFuture<>();
                 Channel client = new Bootstrap().group((EventLoop) loop).channel(RdmaSocketChannel.class)
                         .handler(new ChannelInboundHandlerAdapter() {
