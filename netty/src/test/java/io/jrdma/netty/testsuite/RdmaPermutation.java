@@ -48,6 +48,8 @@ import java.util.concurrent.TimeoutException;
 final class RdmaPermutation {
     /** 4 KiB messages, 32 credits, at most 16 connections per loop: 2 MiB of receive buffers per loop. */
     private static final WorkerOptions OPTIONS = RdmaIoHandler.defaultOptions().withCredits(32, 16);
+    /** The second combination's: 64 KiB messages, 32 credits, 16 connections per loop, 32 MiB per loop. */
+    private static final WorkerOptions STREAMING = RdmaIoHandler.streamingOptions();
 
     private static InetAddress address;
     private static EventLoopGroup serverGroup;
@@ -70,10 +72,10 @@ final class RdmaPermutation {
                 RdmaIoHandler.newFactory(address, OPTIONS));
         streamingServerGroup = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory("testsuite-rdma-streaming-server", true),
-                RdmaIoHandler.newFactory(address, RdmaIoHandler.streamingOptions()));
+                RdmaIoHandler.newFactory(address, STREAMING));
         streamingClientGroup = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory("testsuite-rdma-streaming-client", true),
-                RdmaIoHandler.newFactory(address, RdmaIoHandler.streamingOptions()));
+                RdmaIoHandler.newFactory(address, STREAMING));
         List<EventLoopGroup> groups = List.of(serverGroup, clientGroup, streamingServerGroup, streamingClientGroup);
         // Each loop's thread starts here, not in the first test's time bound.
         for (EventLoopGroup group : groups) {
@@ -114,15 +116,15 @@ final class RdmaPermutation {
      * paid here and not inside the first test's own time bound.
      */
     private static void warmUp() throws IOException {
-        warmUp(false, clientGroup);
-        warmUp(true, streamingClientGroup);
+        warmUp(false);
+        warmUp(true);
     }
 
-    private static void warmUp(boolean streaming, EventLoopGroup clients) throws IOException {
+    private static void warmUp(boolean streaming) throws IOException {
         Channel server = server(streaming).childHandler(new EchoHandler()).bind(newSocketAddress())
                 .syncUninterruptibly().channel();
         try {
-            for (EventExecutor loop : clients) {
+            for (EventExecutor loop : clients(streaming)) {
                 CompletableFuture<Void> echoed = new CompletableFuture<>();
                 Channel client = new Bootstrap().group((EventLoop) loop).channel(RdmaSocketChannel.class)
                         .handler(new ChannelInboundHandlerAdapter() {
@@ -201,8 +203,13 @@ final class RdmaPermutation {
         return client(false);
     }
 
-    private static synchronized Bootstrap client(boolean streaming) {
-        return new Bootstrap().group(streaming ? streamingClientGroup : clientGroup).channel(RdmaSocketChannel.class);
+    private static Bootstrap client(boolean streaming) {
+        return new Bootstrap().group(clients(streaming)).channel(RdmaSocketChannel.class);
+    }
+
+    /** The client loops of the suite's combination, or of the streaming one. */
+    private static synchronized EventLoopGroup clients(boolean streaming) {
+        return streaming ? streamingClientGroup : clientGroup;
     }
 
     /** Handlers of the suite's options on the device, for loop groups a test makes itself. */
