@@ -19,8 +19,8 @@ import java.util.Arrays;
  */
 public final class GatherList {
     /**
-     * The most pieces in one list. A worker's queue pairs take as many as the device allows, up to this; a send of
-     * more pieces than the device gathers is refused before it is posted.
+     * The most pieces in one list. A worker's endpoints send lists of up to {@link Worker#maxGatherPieces()} pieces
+     * (4 by default, {@link WorkerOptions#withGatherPieces} for more); a longer one is refused before it is posted.
      */
     public static final int MAX_PIECES = 16;
 

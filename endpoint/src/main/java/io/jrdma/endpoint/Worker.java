@@ -217,7 +217,7 @@ public final class Worker implements AutoCloseable {
             registrations = new RegistrationCache(this, pd);
             poll = add(made, new WakeupPoll(channel.fd(), events.fileDescriptor()));
             wcsByDepth.add(new WorkCompletions(POLL_BATCH, arena));
-            gatherPieces = Math.min(GatherList.MAX_PIECES, device.maxSge());
+            gatherPieces = Math.min(options.gatherPieces(), device.maxSge());
             wr = new SendWorkRequest(gatherPieces, arena);
             entryWr = new SendWorkRequest(1, arena);
             ringWr = new SendWorkRequest(1, arena);
@@ -1016,8 +1016,8 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * {@return the most pieces a {@link GatherList} sent through this worker's endpoints may have: as many as the
-     * device gathers in one request, up to {@link GatherList#MAX_PIECES}}
+     * {@return the most pieces a {@link GatherList} sent through this worker's endpoints may have: its options'
+     * {@link WorkerOptions#gatherPieces()}, or fewer if the device gathers fewer in one request}
      */
     public int maxGatherPieces() {
         return gatherPieces;

@@ -52,9 +52,10 @@ class GatherListDeviceTest {
     void piecesOfSeveralRegionsArriveAsOneMessage(Device device) throws Exception {
         InetAddress ip = DeviceAddresses.ipv4(device);
         Recorder recorder = new Recorder();
-        WorkerOptions options = WorkerOptions.defaults().withCredits(8, 4);
+        WorkerOptions options = WorkerOptions.defaults().withCredits(8, 4).withGatherPieces(GatherList.MAX_PIECES);
         try (WorkerPair pair = new WorkerPair(ip, options, options, recorder);
              Arena arena = Arena.ofShared()) {
+            assertEquals(GatherList.MAX_PIECES, pair.client.maxGatherPieces());
             Endpoint ep = pair.connect((e, m) -> m.release());
             MemorySegment own = arena.allocate(1 << 20, 4096);
             fill(own, 7);
@@ -153,6 +154,9 @@ class GatherListDeviceTest {
             }
             assertThrows(IllegalArgumentException.class, () -> list.add(b.region(), b.offset(), 1));
             assertEquals(GatherList.MAX_PIECES, list.size());
+            // A worker with the default options gathers 4 pieces: a full list is refused, as a fifth piece is.
+            assertEquals(4, pair.client.maxGatherPieces());
+            assertThrows(IllegalArgumentException.class, () -> ep.send(list));
             list.clear().add(b.region(), b.offset(), 10).add(foreign, 0, 10);
             assertThrows(IllegalArgumentException.class, () -> ep.send(list));
             assertThrows(IllegalArgumentException.class,

@@ -74,10 +74,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /** The immediate value of the message of no bytes that resets a stream (a close with {@code SO_LINGER} 0). */
     private static final int RESET = 1;
     /**
-     * The fewest bytes of a registered buffer that are sent from where they lie: below it a copy costs less than the
-     * device's reading one more piece of a gather list.
+     * The fewest bytes of a registered buffer that are sent from where they lie with the default 4 KiB messages:
+     * below it a copy costs less than holding the memory until the send completes and a piece of its own.
      */
-    static final int ZERO_COPY_MIN = 1024;
+    static final int ZERO_COPY_MIN = 2048;
     /**
      * Flushed bytes worth one large message rather than messages of the worker's size, in those messages: a large
      * message goes by rendezvous (a round trip and two credits more), which pays once it saves a few messages' work
@@ -465,10 +465,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     /**
      * Posts the flushed buffers as messages: a buffer of this loop's {@link RdmaByteBufAllocator}, or one received on
-     * this loop (an echo, a proxy between two of its channels), of at least {@link #ZERO_COPY_MIN} bytes is sent from
+     * this loop (an echo, a proxy between two of its channels), of at least {@link #inPlaceMin} bytes is sent from
      * where it lies, holding a reference to that registered memory until the send completes; the others are copied
-     * into pooled buffers. A message of the worker's size gathers both kinds (a gather list of up to
-     * {@link GatherList#MAX_PIECES} pieces, each registered buffer one, each run of copied writes one), so that small
+     * into pooled buffers. A message of the worker's size gathers both kinds (a gather list of up to the worker's
+     * {@code maxGatherPieces()} pieces, each registered buffer one, each run of copied writes one), so that small
      * writes share a message with the registered ones around them.
      * A message is at most the worker's message size, or, when at least {@link #LARGE_MIN_MESSAGES} of those are
      * flushed in one registered buffer or in copied writes, one large message of up to {@link #LARGE_MESSAGE} bytes
@@ -616,11 +616,11 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /**
      * The buffer over registered memory that {@code buffer} is or wraps (a leak tracker, a slice, a duplicate), a
      * {@link RegisteredByteBuf} in this loop's pool or a {@link ReceivedByteBuf} received on this loop, if it has
-     * at least {@link #ZERO_COPY_MIN} bytes left; else null. Where its bytes lie now is for {@code registeredIn}
+     * at least {@link #inPlaceMin} bytes left; else null. Where its bytes lie now is for {@code registeredIn}
      * to tell.
      */
     private ByteBuf inPlace(ByteBuf buffer) {
-        if (buffer.readableBytes() < ZERO_COPY_MIN || buffer.nioBufferCount() != 1) {
+        if (buffer.readableBytes() < inPlaceMin(binding.handler().messageSize()) || buffer.nioBufferCount() != 1) {
             return null;
         }
         for (ByteBuf b = buffer; b != null; b = b.unwrap()) {
@@ -636,6 +636,14 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
 
     private BufferPool pool() {
         return binding.handler().worker().buffers();
+    }
+
+    /**
+     * The fewest bytes of a registered buffer sent from where they lie, with messages of {@code messageSize} bytes:
+     * {@link #ZERO_COPY_MIN}, or a sixteenth of a message if that is more, so that a full gather list fills one.
+     */
+    static int inPlaceMin(int messageSize) {
+        return Math.max(ZERO_COPY_MIN, messageSize / GatherList.MAX_PIECES);
     }
 
     /**

@@ -248,7 +248,7 @@ class NettyEchoDeviceTest {
                     // A large message's worth goes whole; less in pieces of a message each, and a last piece under
                     // the minimum is copied like small writes.
                     int tail = n < RdmaSocketChannel.LARGE_MIN_MESSAGES * size ? n % size : 0;
-                    expectedInPlace[0] += n - (tail < RdmaSocketChannel.ZERO_COPY_MIN ? tail : 0);
+                    expectedInPlace[0] += n - (tail < RdmaSocketChannel.inPlaceMin(size) ? tail : 0);
                 }
                 assertNull(NettyBed.registered(heap));
                 return writes;
