@@ -272,8 +272,8 @@ public final class Endpoint implements AutoCloseable {
      *
      * @param gather the pieces, of the worker's protection domain
      * @return completes with the message's length once the peer acknowledged it
-     * @throws IllegalArgumentException if the list is empty, holds more pieces than the device gathers, or a region
-     *                                  of another domain
+     * @throws IllegalArgumentException if the list is empty, holds more pieces than {@link Worker#maxGatherPieces()},
+     *                                  or a region of another domain
      * @throws IllegalStateException    if the endpoint is closing or closed
      */
     public CompletableFuture<Long> send(GatherList gather) {
@@ -408,8 +408,8 @@ public final class Endpoint implements AutoCloseable {
      * @param attachment handed to the handler
      * @param <A>        the attachment's type
      * @return whether it was posted ({@code false}: no credit or queue slot; nothing was posted)
-     * @throws IllegalArgumentException if the list is empty, holds more pieces than the device gathers, or a region
-     *                                  of another domain
+     * @throws IllegalArgumentException if the list is empty, holds more pieces than {@link Worker#maxGatherPieces()},
+     *                                  or a region of another domain
      * @throws IllegalStateException    if the endpoint is not open
      * @throws WrongThreadException     off the worker's thread
      * @throws RdmaException            if the post fails
@@ -806,8 +806,8 @@ public final class Endpoint implements AutoCloseable {
             throw new IllegalArgumentException("an empty gather list");
         }
         if (gather.size() > worker.maxGatherPieces()) {
-            throw new IllegalArgumentException("a gather list of " + gather.size() + " pieces; the device gathers at "
-                    + "most " + worker.maxGatherPieces());
+            throw new IllegalArgumentException("a gather list of " + gather.size() + " pieces; the worker's queue "
+                    + "pairs take at most " + worker.maxGatherPieces() + " (WorkerOptions.withGatherPieces)");
         }
         for (int i = 0; i < gather.size(); i++) {
             if (gather.regions[i].protectionDomain() != worker.protectionDomain()) {
