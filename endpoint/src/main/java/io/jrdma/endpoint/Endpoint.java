@@ -12,6 +12,7 @@ import io.jrdma.rdmacm.RemoteRegion;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -80,7 +81,8 @@ public final class Endpoint implements AutoCloseable {
 
     enum State { CONNECTING, OPEN, CLOSING, DISCONNECTED, CLOSED }
 
-    private static final OperationHandler<CompletableFuture<Long>> FUTURE = new OperationHandler<>() {
+    /** Completes the future that is its attachment: the future flavour's handler (and the tests'). */
+    static final OperationHandler<CompletableFuture<Long>> FUTURE = new OperationHandler<>() {
         @Override
         public void completed(long value, CompletableFuture<Long> future) {
             future.complete(value);
@@ -130,6 +132,12 @@ public final class Endpoint implements AutoCloseable {
     private final Object[] attachments;
     /** The local memory of each operation in flight, which an arena's close waits for (see RegistrationCache). */
     private final MemoryRegion[] regions;
+    /**
+     * The regions of each gather list's send in flight, and how many (0 for other operations); made at the first
+     * such send, and then kept, so that a {@code trySend} of a list allocates nothing.
+     */
+    private MemoryRegion[][] pieces;
+    private int[] gathered;
     private final int[] freeSlots;
     private int free;
     /**
@@ -254,7 +262,22 @@ public final class Endpoint implements AutoCloseable {
      * @throws IllegalStateException    if the endpoint is closing or closed
      */
     public CompletableFuture<Long> send(MemoryRegion region, long offset, int length) {
-        return submit(SEND, region, offset, length, null, 0, 0, 0, 0);
+        return submit(SEND, region, null, offset, length, null, 0, 0, 0, 0);
+    }
+
+    /**
+     * Sends the pieces of {@code gather}, in order, as one message of {@link GatherList#length()} bytes: the device
+     * reads each from where it lies. Otherwise as {@link #send(MemoryRegion, long, int)}, rendezvous included. The
+     * list is copied before this returns.
+     *
+     * @param gather the pieces, of the worker's protection domain
+     * @return completes with the message's length once the peer acknowledged it
+     * @throws IllegalArgumentException if the list is empty, holds more pieces than {@link Worker#maxGatherPieces()},
+     *                                  or a region of another domain
+     * @throws IllegalStateException    if the endpoint is closing or closed
+     */
+    public CompletableFuture<Long> send(GatherList gather) {
+        return submit(SEND, null, gather, 0, gather.length(), null, 0, 0, 0, 0);
     }
 
     /**
@@ -269,7 +292,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws IllegalStateException    if the endpoint is closing or closed
      */
     public CompletableFuture<Long> sendWithImmediate(MemoryRegion region, long offset, int length, int immediate) {
-        return submit(SEND_IMM, region, offset, length, null, 0, 0, 0, immediate);
+        return submit(SEND_IMM, region, null, offset, length, null, 0, 0, 0, immediate);
     }
 
     /**
@@ -286,7 +309,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public CompletableFuture<Long> write(MemoryRegion region, long offset, int length, RemoteRegion remote,
                                          long remoteOffset) {
-        return submit(WRITE, region, offset, length, remote, remoteOffset, 0, 0, 0);
+        return submit(WRITE, region, null, offset, length, remote, remoteOffset, 0, 0, 0);
     }
 
     /**
@@ -304,7 +327,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public CompletableFuture<Long> writeWithImmediate(MemoryRegion region, long offset, int length,
                                                       RemoteRegion remote, long remoteOffset, int immediate) {
-        return submit(WRITE_IMM, region, offset, length, remote, remoteOffset, 0, 0, immediate);
+        return submit(WRITE_IMM, region, null, offset, length, remote, remoteOffset, 0, 0, immediate);
     }
 
     /**
@@ -321,7 +344,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public CompletableFuture<Long> read(MemoryRegion region, long offset, int length, RemoteRegion remote,
                                         long remoteOffset) {
-        return submit(READ, region, offset, length, remote, remoteOffset, 0, 0, 0);
+        return submit(READ, region, null, offset, length, remote, remoteOffset, 0, 0, 0);
     }
 
     /**
@@ -337,7 +360,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws IllegalStateException    if the endpoint is closing or closed
      */
     public CompletableFuture<Long> compareAndSwap(RemoteRegion remote, long remoteOffset, long expected, long swap) {
-        return submit(CAS, null, 0, 8, remote, remoteOffset, expected, swap, 0);
+        return submit(CAS, null, null, 0, 8, remote, remoteOffset, expected, swap, 0);
     }
 
     /**
@@ -351,7 +374,7 @@ public final class Endpoint implements AutoCloseable {
      * @throws IllegalStateException    if the endpoint is closing or closed
      */
     public CompletableFuture<Long> fetchAndAdd(RemoteRegion remote, long remoteOffset, long add) {
-        return submit(FAA, null, 0, 8, remote, remoteOffset, add, 0, 0);
+        return submit(FAA, null, null, 0, 8, remote, remoteOffset, add, 0, 0);
     }
 
     // ---- the handler flavour ------------------------------------------------------------------------------------
@@ -373,7 +396,27 @@ public final class Endpoint implements AutoCloseable {
      */
     public <A> boolean trySend(MemoryRegion region, long offset, int length, OperationHandler<? super A> handler,
                                A attachment) throws RdmaException {
-        return tryPost(SEND, region, offset, length, null, 0, 0, 0, 0, handler, attachment);
+        return tryPost(SEND, region, null, offset, length, null, 0, 0, 0, 0, handler, attachment);
+    }
+
+    /**
+     * {@link #send(GatherList)} through a handler: posts now or returns false. Allocation-free when the message fits
+     * the peer's receive buffers; the list may be filled again once this returns.
+     *
+     * @param gather     the pieces
+     * @param handler    runs when it completes
+     * @param attachment handed to the handler
+     * @param <A>        the attachment's type
+     * @return whether it was posted ({@code false}: no credit or queue slot; nothing was posted)
+     * @throws IllegalArgumentException if the list is empty, holds more pieces than {@link Worker#maxGatherPieces()},
+     *                                  or a region of another domain
+     * @throws IllegalStateException    if the endpoint is not open
+     * @throws WrongThreadException     off the worker's thread
+     * @throws RdmaException            if the post fails
+     */
+    public <A> boolean trySend(GatherList gather, OperationHandler<? super A> handler, A attachment)
+            throws RdmaException {
+        return tryPost(SEND, null, gather, 0, gather.length(), null, 0, 0, 0, 0, handler, attachment);
     }
 
     /**
@@ -394,7 +437,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public <A> boolean trySendWithImmediate(MemoryRegion region, long offset, int length, int immediate,
                                             OperationHandler<? super A> handler, A attachment) throws RdmaException {
-        return tryPost(SEND_IMM, region, offset, length, null, 0, 0, 0, immediate, handler, attachment);
+        return tryPost(SEND_IMM, region, null, offset, length, null, 0, 0, 0, immediate, handler, attachment);
     }
 
     /**
@@ -416,7 +459,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public <A> boolean tryWrite(MemoryRegion region, long offset, int length, RemoteRegion remote, long remoteOffset,
                                 OperationHandler<? super A> handler, A attachment) throws RdmaException {
-        return tryPost(WRITE, region, offset, length, remote, remoteOffset, 0, 0, 0, handler, attachment);
+        return tryPost(WRITE, region, null, offset, length, remote, remoteOffset, 0, 0, 0, handler, attachment);
     }
 
     /**
@@ -440,7 +483,8 @@ public final class Endpoint implements AutoCloseable {
     public <A> boolean tryWriteWithImmediate(MemoryRegion region, long offset, int length, RemoteRegion remote,
                                              long remoteOffset, int immediate, OperationHandler<? super A> handler,
                                              A attachment) throws RdmaException {
-        return tryPost(WRITE_IMM, region, offset, length, remote, remoteOffset, 0, 0, immediate, handler, attachment);
+        return tryPost(WRITE_IMM, region, null, offset, length, remote, remoteOffset, 0, 0, immediate, handler,
+                attachment);
     }
 
     /**
@@ -462,7 +506,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public <A> boolean tryRead(MemoryRegion region, long offset, int length, RemoteRegion remote, long remoteOffset,
                                OperationHandler<? super A> handler, A attachment) throws RdmaException {
-        return tryPost(READ, region, offset, length, remote, remoteOffset, 0, 0, 0, handler, attachment);
+        return tryPost(READ, region, null, offset, length, remote, remoteOffset, 0, 0, 0, handler, attachment);
     }
 
     /**
@@ -483,7 +527,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public <A> boolean tryCompareAndSwap(RemoteRegion remote, long remoteOffset, long expected, long swap,
                                          OperationHandler<? super A> handler, A attachment) throws RdmaException {
-        return tryPost(CAS, null, 0, 8, remote, remoteOffset, expected, swap, 0, handler, attachment);
+        return tryPost(CAS, null, null, 0, 8, remote, remoteOffset, expected, swap, 0, handler, attachment);
     }
 
     /**
@@ -503,7 +547,7 @@ public final class Endpoint implements AutoCloseable {
      */
     public <A> boolean tryFetchAndAdd(RemoteRegion remote, long remoteOffset, long add,
                                       OperationHandler<? super A> handler, A attachment) throws RdmaException {
-        return tryPost(FAA, null, 0, 8, remote, remoteOffset, add, 0, 0, handler, attachment);
+        return tryPost(FAA, null, null, 0, 8, remote, remoteOffset, add, 0, 0, handler, attachment);
     }
 
     // ---- state --------------------------------------------------------------------------------------------------
@@ -629,15 +673,17 @@ public final class Endpoint implements AutoCloseable {
 
     // ---- inside the worker --------------------------------------------------------------------------------------
 
-    private CompletableFuture<Long> submit(int kind, MemoryRegion region, long offset, int length,
-                                          RemoteRegion remote, long remoteOffset, long a, long b, int imm) {
-        check(kind, region, offset, length, remote, remoteOffset);
+    private CompletableFuture<Long> submit(int kind, MemoryRegion region, GatherList gather, long offset,
+                                          int length, RemoteRegion remote, long remoteOffset, long a, long b,
+                                          int imm) {
+        check(kind, region, gather, offset, length, remote, remoteOffset);
         State s = state;
         if (s != State.OPEN && s != State.CONNECTING) {
             throw new IllegalStateException(this + " is " + s.name().toLowerCase());
         }
         CompletableFuture<Long> future = new CompletableFuture<>();
-        Pending p = new Pending(kind, region, offset, length, remote, remoteOffset, a, b, imm, future);
+        Pending p = new Pending(kind, region, gather == null ? null : gather.copy(), offset, length, remote,
+                remoteOffset, a, b, imm, future);
         if (worker.inThread()) {
             enqueue(p);
         } else {
@@ -647,8 +693,9 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /** An operation of the future flavour, until it is posted. */
-    private record Pending(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
-                           long remoteOffset, long a, long b, int imm, CompletableFuture<Long> future) {
+    private record Pending(int kind, MemoryRegion region, GatherList gather, long offset, int length,
+                           RemoteRegion remote, long remoteOffset, long a, long b, int imm,
+                           CompletableFuture<Long> future) {
     }
 
     private void enqueue(Pending p) {
@@ -663,8 +710,8 @@ public final class Endpoint implements AutoCloseable {
 
     private boolean post(Pending p) {
         try {
-            return post(p.kind, p.region, p.offset, p.length, p.remote, p.remoteOffset, p.a, p.b, p.imm, FUTURE,
-                    p.future);
+            return post(p.kind, p.region, p.gather, p.offset, p.length, p.remote, p.remoteOffset, p.a, p.b, p.imm,
+                    FUTURE, p.future);
         } catch (RdmaException | RuntimeException e) {
             p.future.completeExceptionally(e);
             return true;
@@ -698,16 +745,16 @@ public final class Endpoint implements AutoCloseable {
         maybeFinishClosing();
     }
 
-    private <A> boolean tryPost(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
-                                long remoteOffset, long a, long b, int imm, OperationHandler<? super A> handler,
-                                A attachment) throws RdmaException {
+    private <A> boolean tryPost(int kind, MemoryRegion region, GatherList gather, long offset, int length,
+                                RemoteRegion remote, long remoteOffset, long a, long b, int imm,
+                                OperationHandler<? super A> handler, A attachment) throws RdmaException {
         worker.checkThread();
-        check(kind, region, offset, length, remote, remoteOffset);
+        check(kind, region, gather, offset, length, remote, remoteOffset);
         if (state != State.OPEN) {
             throw new IllegalStateException(this + " is " + state.name().toLowerCase());
         }
-        if (!backlog.isEmpty() || !post(kind, region, offset, length, remote, remoteOffset, a, b, imm, handler,
-                attachment)) {
+        if (!backlog.isEmpty() || !post(kind, region, gather, offset, length, remote, remoteOffset, a, b, imm,
+                handler, attachment)) {
             refused = true;
             return false;
         }
@@ -715,9 +762,11 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /** The checks every operation makes before anything is posted. */
-    private void check(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
-                       long remoteOffset) {
-        if (kind != CAS && kind != FAA) {
+    private void check(int kind, MemoryRegion region, GatherList gather, long offset, int length,
+                       RemoteRegion remote, long remoteOffset) {
+        if (gather != null) {
+            checkGather(gather);
+        } else if (kind != CAS && kind != FAA) {
             if (region == null) {
                 throw new NullPointerException("region");
             }
@@ -751,15 +800,32 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
+    /** The checks of a gather list's send: its pieces were checked as they were added. */
+    private void checkGather(GatherList gather) {
+        if (gather.size() == 0) {
+            throw new IllegalArgumentException("an empty gather list");
+        }
+        if (gather.size() > worker.maxGatherPieces()) {
+            throw new IllegalArgumentException("a gather list of " + gather.size() + " pieces; the worker's queue "
+                    + "pairs take at most " + worker.maxGatherPieces() + " (WorkerOptions.withGatherPieces)");
+        }
+        for (int i = 0; i < gather.size(); i++) {
+            if (gather.regions[i].protectionDomain() != worker.protectionDomain()) {
+                throw new IllegalArgumentException(gather.regions[i] + " is not of the worker's protection domain");
+            }
+        }
+    }
+
     /** Whether an operation in flight or in the backlog uses {@code region}; the worker's thread. */
     boolean uses(MemoryRegion region) {
-        for (MemoryRegion r : regions) {
-            if (r == region) {
+        for (int slot = 0; slot < regions.length; slot++) {
+            if (regions[slot] == region || gathered != null && gathered[slot] > 0
+                    && uses(pieces[slot], gathered[slot], region)) {
                 return true;
             }
         }
         for (Pending p : backlog) {
-            if (p.region == region) {
+            if (p.region == region || p.gather != null && p.gather.uses(region)) {
                 return true;
             }
         }
@@ -877,9 +943,9 @@ public final class Endpoint implements AutoCloseable {
      * Posts one request, signaled; false if a credit, a queue slot or the read depth is missing. One slot is kept
      * for the credit updates, which must never wait behind the application's operations.
      */
-    private boolean post(int kind, MemoryRegion region, long offset, int length, RemoteRegion remote,
-                         long remoteOffset, long a, long b, int imm, OperationHandler<?> opHandler,
-                         Object attachment) throws RdmaException {
+    private boolean post(int kind, MemoryRegion region, GatherList gather, long offset, int length,
+                         RemoteRegion remote, long remoteOffset, long a, long b, int imm,
+                         OperationHandler<?> opHandler, Object attachment) throws RdmaException {
         if (rendezvous.waitsForEmptyQueue()) {
             if (inFlight() > 0) {
                 return false;   // posted once the invitation is
@@ -895,7 +961,7 @@ public final class Endpoint implements AutoCloseable {
                 throw new IllegalArgumentException("a message of " + length + " bytes goes by rendezvous, which needs "
                         + "at least 2 credits from the peer, not " + peerCredits);
             }
-            return rendezvous.send(region, offset, length, kind == SEND_IMM, imm, opHandler, attachment);
+            return rendezvous.send(region, gather, offset, length, kind == SEND_IMM, imm, opHandler, attachment);
         }
         boolean message = kind == SEND || kind == SEND_IMM || kind == WRITE_IMM;
         boolean readLike = kind == READ || kind == CAS || kind == FAA;
@@ -913,9 +979,17 @@ public final class Endpoint implements AutoCloseable {
         handlers[slot] = opHandler;
         attachments[slot] = attachment;
         regions[slot] = region;
+        if (gather != null) {
+            hold(slot, gather);
+        }
         queue(slot, signal);
         try {
-            worker.post(this, slot, OPCODES[kind], region, offset, length, remote, remoteOffset, a, b, imm, signal);
+            if (gather != null) {
+                worker.post(this, slot, OPCODES[kind], gather, imm, signal);
+            } else {
+                worker.post(this, slot, OPCODES[kind], region, offset, length, remote, remoteOffset, a, b, imm,
+                        signal);
+            }
         } catch (RdmaException | RuntimeException e) {
             releaseSlot(slot);
             throw e;
@@ -927,6 +1001,19 @@ public final class Endpoint implements AutoCloseable {
             readsInFlight++;
         }
         return true;
+    }
+
+    /** Keeps the regions of the gather list that {@code slot} sends until it completes. */
+    void hold(int slot, GatherList gather) {
+        if (gathered == null) {
+            gathered = new int[regions.length];
+            pieces = new MemoryRegion[regions.length][];
+        }
+        if (pieces[slot] == null) {
+            pieces[slot] = new MemoryRegion[GatherList.MAX_PIECES];
+        }
+        System.arraycopy(gather.regions, 0, pieces[slot], 0, gather.size());
+        gathered[slot] = gather.size();
     }
 
     /**
@@ -1006,10 +1093,23 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
+    private static boolean uses(MemoryRegion[] pieces, int count, MemoryRegion region) {
+        for (int i = 0; i < count; i++) {
+            if (pieces[i] == region) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void release(int slot) {
         handlers[slot] = null;
         attachments[slot] = null;
         regions[slot] = null;
+        if (gathered != null && gathered[slot] > 0) {
+            Arrays.fill(pieces[slot], 0, gathered[slot], null);
+            gathered[slot] = 0;
+        }
         freeSlots[free++] = slot;
     }
 

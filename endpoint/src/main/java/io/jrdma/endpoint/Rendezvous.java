@@ -54,14 +54,18 @@ final class Rendezvous {
     /** A large message sent: advertised, then invited into {@code target}, then written. */
     static final class Outgoing {
         final MemoryRegion region;
+        /** The pieces it is written from instead, if it was sent as a gather list (a copy of the sender's). */
+        final GatherList gather;
         final long offset;
         final int length;
         final OperationHandler<Object> handler;
         final Object attachment;
         RemoteRegion target;
 
-        Outgoing(MemoryRegion region, long offset, int length, OperationHandler<Object> handler, Object attachment) {
+        Outgoing(MemoryRegion region, GatherList gather, long offset, int length, OperationHandler<Object> handler,
+                 Object attachment) {
             this.region = region;
+            this.gather = gather;
             this.offset = offset;
             this.length = length;
             this.handler = handler;
@@ -137,19 +141,21 @@ final class Rendezvous {
     // ---- the sender ---------------------------------------------------------------------------------------------
 
     /**
-     * Advertises {@code length} bytes of {@code region} from {@code offset}, if the peer said it may be written, and
+     * Advertises {@code length} bytes of {@code region} from {@code offset} (or the pieces of {@code gather}, which
+     * it copies), if the peer said it may be written, and
      * a credit and three queue slots are free (and one more, which credit updates keep).
      *
      * @return whether it was posted
      */
     @SuppressWarnings("unchecked")
-    boolean send(MemoryRegion region, long offset, int length, boolean hasImmediate, int immediate,
-                 OperationHandler<?> handler, Object attachment) throws RdmaException {
+    boolean send(MemoryRegion region, GatherList gather, long offset, int length, boolean hasImmediate,
+                 int immediate, OperationHandler<?> handler, Object attachment) throws RdmaException {
         if (!ep.peerReady() || ep.freeSlots() <= SLOTS || !hasCredits(2)) {
             return false;   // before the peer's first ring, the backlog holds it: the ring drains the backlog
         }
         ring(null, false, length, hasImmediate ? HAS_IMMEDIATE : 0, immediate);
-        advertised.add(new Outgoing(region, offset, length, (OperationHandler<Object>) handler, attachment));
+        advertised.add(new Outgoing(region, gather == null ? null : gather.copy(), offset, length,
+                (OperationHandler<Object>) handler, attachment));
         reserved++;
         return true;
     }
@@ -337,10 +343,13 @@ final class Rendezvous {
         Outgoing o;
         while ((o = toWrite.peek()) != null && ep.freeSlots() > SLOTS && !waitsForEmptyQueue()) {
             int slot = ep.takeSlot(Endpoint.RDV_WRITE, o.length, o.region);
+            if (o.gather != null) {
+                ep.hold(slot, o.gather);
+            }
             ep.attach(slot, o);
             reserved--;   // the "done" ring takes the credit kept for it
             try {
-                worker.prepareWrite(ep, slot, o.region, o.offset, o.length, o.target);
+                worker.prepareWrite(ep, slot, o.region, o.gather, o.offset, o.length, o.target);
                 ring(o.target, true, 0, DONE, 0);
             } catch (RdmaException | RuntimeException e) {
                 reserved++;
@@ -449,7 +458,7 @@ final class Rendezvous {
     boolean uses(MemoryRegion region) {
         for (ArrayDeque<Outgoing> list : List.of(advertised, toWrite)) {
             for (Outgoing o : list) {
-                if (o.region == region) {
+                if (o.region == region || o.gather != null && o.gather.uses(region)) {
                     return true;
                 }
             }

@@ -122,6 +122,8 @@ public final class Worker implements AutoCloseable {
      * Soft-RoCE.
      */
     private final boolean bindsAtHead;
+    /** The scatter/gather entries of a send on this worker's queue pairs: a gather list's most pieces. */
+    private final int gatherPieces;
     private final RegistrationCache registrations;
     /** Arenas closing on other threads, waiting until no operation uses their memory. */
     private final List<UnusedWait> unusedWaits = new ArrayList<>();
@@ -215,7 +217,8 @@ public final class Worker implements AutoCloseable {
             registrations = new RegistrationCache(this, pd);
             poll = add(made, new WakeupPoll(channel.fd(), events.fileDescriptor()));
             wcsByDepth.add(new WorkCompletions(POLL_BATCH, arena));
-            wr = new SendWorkRequest(1, arena);
+            gatherPieces = Math.min(options.gatherPieces(), device.maxSge());
+            wr = new SendWorkRequest(gatherPieces, arena);
             entryWr = new SendWorkRequest(1, arena);
             ringWr = new SendWorkRequest(1, arena);
             rwr = new ReceiveWorkRequest(1, arena);
@@ -974,10 +977,50 @@ public final class Worker implements AutoCloseable {
                 .bindWindow(window, rkey, region, offset, length, Access.REMOTE_WRITE));
     }
 
-    /** Prepares, as the head of the next {@link #postRing} chain, the write of a large message into the peer's window. */
-    void prepareWrite(Endpoint ep, int slot, MemoryRegion region, long offset, int length, RemoteRegion target) {
+    /**
+     * Prepares, as the head of the next {@link #postRing} chain, the write of a large message into the peer's window,
+     * from {@code length} bytes of {@code region} at {@code offset} or from the pieces of {@code gather}.
+     */
+    void prepareWrite(Endpoint ep, int slot, MemoryRegion region, GatherList gather, long offset, int length,
+                      RemoteRegion target) {
         wr.reset().id(((long) ep.index << 32) | slot).opcode(SendOpcode.RDMA_WRITE).signaled(true)
-                .add(region, offset, length).rdma(target.address(), target.remoteKey());
+                .rdma(target.address(), target.remoteKey());
+        if (gather != null) {
+            addPieces(gather);
+        } else {
+            wr.add(region, offset, length);
+        }
+    }
+
+    /**
+     * Posts the send of a gather list's pieces (with {@code imm} if {@code opcode} carries one), inline if they are
+     * short enough: the device then copies them at the post, as for one piece.
+     */
+    void post(Endpoint ep, int slot, SendOpcode opcode, GatherList gather, int imm, boolean signaled)
+            throws RdmaException {
+        wr.reset().id(((long) ep.index << 32) | slot).opcode(opcode).signaled(signaled);
+        addPieces(gather);
+        if (opcode == SendOpcode.SEND_WITH_IMM) {
+            wr.immediate(imm);
+        }
+        if (gather.length() <= ep.qp.capabilities().maxInlineData()) {
+            wr.inline(true);
+        }
+        ep.qp.postSend(wr);
+    }
+
+    private void addPieces(GatherList gather) {
+        for (int i = 0; i < gather.size(); i++) {
+            wr.add(gather.regions[i], gather.offsets[i], gather.lengths[i]);
+        }
+    }
+
+    /**
+     * {@return the most pieces a {@link GatherList} sent through this worker's endpoints may have: its options'
+     * {@link WorkerOptions#gatherPieces()}, or fewer if the device gathers fewer in one request}
+     */
+    public int maxGatherPieces() {
+        return gatherPieces;
     }
 
     /**
@@ -1259,7 +1302,7 @@ public final class Worker implements AutoCloseable {
     private void createQueuePair(Endpoint ep) throws RdmaException {
         ep.id.setAckTimeout(options.ackTimeout());
         ep.qp = ep.id.createQueuePair(pd.queuePair(QpType.RC).completionQueue(cq).sharedReceiveQueue(srq)
-                .capacity(slotsPerEndpoint, 1).sge(1, 1).maxInlineData(64)
+                .capacity(slotsPerEndpoint, 1).sge(gatherPieces, 1).maxInlineData(64)
                 .confinement(ThreadConfinement.CONFINED));
         // The accepting side's queue pair receives from the accept on, before the connection manager says the
         // connection is established.

@@ -30,10 +30,14 @@ import java.time.Duration;
  *                     released, and copies of the messages that arrived behind them (messages are handed over in
  *                     order); beyond it a further large message is not invited until the application releases
  *                     some, and the messages behind it keep their receive buffers, which slows the peer down
+ * @param gatherPieces the most pieces of a {@link GatherList} the worker's queue pairs take in one send (1 to 16;
+ *                     the device may allow fewer, see {@link Worker#maxGatherPieces()}). Each send entry of a queue
+ *                     pair has room for that many, so a device may make every entry larger for more (Soft-RoCE's
+ *                     grow past 4)
  */
 public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int sendDepth, int readDepth,
                             Duration keepalive, int ackTimeout, int retryCount, Duration spin, boolean hugePages,
-                            long rendezvousMemory) {
+                            long rendezvousMemory, int gatherPieces) {
     /**
      * Checks the ranges.
      *
@@ -48,6 +52,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
         range("readDepth", readDepth, 1, 16);
         range("ackTimeout", ackTimeout, 1, 31);
         range("retryCount", retryCount, 0, 6);
+        range("gatherPieces", gatherPieces, 1, GatherList.MAX_PIECES);
         if ((long) credits * maxEndpoints > 1 << 20) {
             throw new IllegalArgumentException("credits * maxEndpoints receive buffers must be at most 1 Mi, not "
                     + (long) credits * maxEndpoints);
@@ -69,13 +74,13 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
     /**
      * 4 KiB messages, 32 credits, 128 endpoints (so 4096 receive buffers, 16 MiB), 64 operations and 8 reads in
      * flight per endpoint, a keepalive after 2 s idle, an ACK timeout of 67 ms with 6 retries, 50 us of spinning,
-     * and 32 MiB of large messages per endpoint.
+     * 32 MiB of large messages per endpoint, and gather lists of up to 4 pieces.
      *
      * @return the default options
      */
     public static WorkerOptions defaults() {
         return new WorkerOptions(4096, 32, 128, 64, 8, Duration.ofSeconds(2), 14, 6, Duration.ofNanos(50_000), false,
-                32 << 20);
+                32 << 20, 4);
     }
 
     /**
@@ -93,7 +98,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withMessageSize(int bytes) {
         return new WorkerOptions(bytes, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages, rendezvousMemory);
+                retryCount, spin, hugePages, rendezvousMemory, gatherPieces);
     }
 
     /**
@@ -105,7 +110,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withCredits(int credits, int maxEndpoints) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages, rendezvousMemory);
+                retryCount, spin, hugePages, rendezvousMemory, gatherPieces);
     }
 
     /**
@@ -117,7 +122,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withDepths(int sendDepth, int readDepth) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages, rendezvousMemory);
+                retryCount, spin, hugePages, rendezvousMemory, gatherPieces);
     }
 
     /**
@@ -130,7 +135,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withFailureDetection(Duration keepalive, int ackTimeout, int retryCount) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages, rendezvousMemory);
+                retryCount, spin, hugePages, rendezvousMemory, gatherPieces);
     }
 
     /**
@@ -141,7 +146,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withSpin(Duration spin) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages, rendezvousMemory);
+                retryCount, spin, hugePages, rendezvousMemory, gatherPieces);
     }
 
     /**
@@ -152,7 +157,7 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withHugePages(boolean on) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, on, rendezvousMemory);
+                retryCount, spin, on, rendezvousMemory, gatherPieces);
     }
 
     /**
@@ -163,6 +168,17 @@ public record WorkerOptions(int messageSize, int credits, int maxEndpoints, int 
      */
     public WorkerOptions withRendezvousMemory(long bytes) {
         return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
-                retryCount, spin, hugePages, bytes);
+                retryCount, spin, hugePages, bytes, gatherPieces);
+    }
+
+    /**
+     * A copy whose queue pairs take gather lists of up to {@code pieces} pieces.
+     *
+     * @param pieces 1 to {@link GatherList#MAX_PIECES}
+     * @return the new options
+     */
+    public WorkerOptions withGatherPieces(int pieces) {
+        return new WorkerOptions(messageSize, credits, maxEndpoints, sendDepth, readDepth, keepalive, ackTimeout,
+                retryCount, spin, hugePages, rendezvousMemory, pieces);
     }
 }

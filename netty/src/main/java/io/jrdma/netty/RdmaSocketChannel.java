@@ -6,6 +6,7 @@ import io.jrdma.endpoint.ConnectRequest;
 import io.jrdma.endpoint.Endpoint;
 import io.jrdma.endpoint.EndpointException;
 import io.jrdma.endpoint.EndpointHandler;
+import io.jrdma.endpoint.GatherList;
 import io.jrdma.endpoint.OperationHandler;
 import io.jrdma.endpoint.ReceivedMessage;
 import io.jrdma.ibverbs.MemoryRegion;
@@ -73,11 +74,10 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /** The immediate value of the message of no bytes that resets a stream (a close with {@code SO_LINGER} 0). */
     private static final int RESET = 1;
     /**
-     * The fewest bytes of a registered buffer that are sent from where they lie: below it a copy costs less than
-     * a message of their own (a credit, a work request, a completion), and gathers them with the writes around them.
-     * With messages larger than 2 KiB the bound is half a message ({@link #inPlaceMin}).
+     * The fewest bytes of a registered buffer that are sent from where they lie with the default 4 KiB messages:
+     * below it a copy costs less than holding the memory until the send completes and a piece of its own.
      */
-    static final int ZERO_COPY_MIN = 1024;
+    static final int ZERO_COPY_MIN = 2048;
     /**
      * Flushed bytes worth one large message rather than messages of the worker's size, in those messages: a large
      * message goes by rendezvous (a round trip and two credits more), which pays once it saves a few messages' work
@@ -93,6 +93,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     static final int LARGE_IN_FLIGHT = 4;
 
     private final Gather gather = new Gather();
+    private final Pieces pieces = new Pieces();
+    /** Where the bytes of the buffer last given to {@link #registered} start in its region; on the loop. */
+    private long registeredOffset;
     private final Copy copy = new Copy();
     private final FileRegionCopy regionCopy = new FileRegionCopy();
     /**
@@ -463,10 +466,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     /**
      * Posts the flushed buffers as messages: a buffer of this loop's {@link RdmaByteBufAllocator}, or one received on
      * this loop (an echo, a proxy between two of its channels), of at least {@link #inPlaceMin} bytes is sent from
-     * where it lies, holding a reference to that registered memory until the send completes; the others are gathered
-     * and copied into pooled buffers, so that small writes share a message.
+     * where it lies, holding a reference to that registered memory until the send completes; the others are copied
+     * into pooled buffers. A message of the worker's size gathers both kinds (a gather list of up to the worker's
+     * {@code maxGatherPieces()} pieces, each registered buffer one, each run of copied writes one), so that small
+     * writes share a message with the registered ones around them.
      * A message is at most the worker's message size, or, when at least {@link #LARGE_MIN_MESSAGES} of those are
-     * flushed, one large message of up to {@link #LARGE_MESSAGE} bytes (at most {@link #LARGE_IN_FLIGHT} at once).
+     * flushed in one registered buffer or in copied writes, one large message of up to {@link #LARGE_MESSAGE} bytes
+     * (at most {@link #LARGE_IN_FLIGHT} at once).
      * A {@link FileRegion} goes in messages of its own, sized the same way, copied from the file. Stops at the first
      * message the endpoint refuses, leaving the rest for {@code onWritable}. A write's promise
      * completes once its bytes are posted.
@@ -487,25 +493,29 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
                 continue;
             }
             int length;
-            ByteBuf root = inPlace(first);
-            ByteBuffer view = null;
-            RegisteredBytes registered = null;
-            if (root != null) {
-                view = first.internalNioBuffer(first.readerIndex(), first.readableBytes());
-                registered = root instanceof RegisteredByteBuf r ? r.registeredIn(view)
-                        : ((ReceivedByteBuf) root).registeredIn(view);
-            }
-            if (registered != null) {
-                length = messageLength(view.remaining(), small);
-                if (length < 0 || !postInPlace(registered, view, length)) {
+            RegisteredBytes registered = registered(first);
+            if (registered != null && first.readableBytes() >= small) {
+                // A message's worth or more: messages of its own, or one large message, from where it lies.
+                length = messageLength(first.readableBytes(), small);
+                if (length < 0 || !postInPlace(registered, registeredOffset, length)) {
                     return;
                 }
             } else {
                 gather.bytes = 0;
-                in.forEachFlushedMessage(gather);
-                length = messageLength(Math.min(gather.bytes, LARGE_MESSAGE), small);
-                if (length < 0 || !postCopy(in, length)) {
-                    return;
+                gather.inPlaceNext = false;
+                if (registered == null) {
+                    in.forEachFlushedMessage(gather);
+                }
+                if (registered == null && (!gather.inPlaceNext || gather.bytes >= small)) {
+                    length = messageLength(Math.min(gather.bytes, LARGE_MESSAGE), small);
+                    if (length < 0 || !postCopy(in, length)) {
+                        return;
+                    }
+                } else {
+                    length = postGathered(in, small);
+                    if (length < 0) {
+                        return;
+                    }
                 }
             }
             in.removeBytes(length);
@@ -562,7 +572,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             Buffer message = regionMessage;
             boolean posted;
             try {
-                posted = post(message.region(), message.offset(), regionLength, message);
+                posted = post(message.region(), message.offset(), regionLength, null, message);
             } catch (Throwable t) {
                 // The write fails, and its region with it: its bytes must not go out ahead of the next message.
                 regionMessage = null;
@@ -586,9 +596,27 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
+     * The registered memory that holds {@code buffer}'s readable bytes, if it is worth sending them from where they
+     * lie ({@link #inPlace}); else null. Sets {@link #registeredOffset} to where they start in its region.
+     */
+    private RegisteredBytes registered(ByteBuf buffer) {
+        ByteBuf root = inPlace(buffer);
+        if (root == null) {
+            return null;
+        }
+        ByteBuffer view = buffer.internalNioBuffer(buffer.readerIndex(), buffer.readableBytes());
+        RegisteredBytes memory = root instanceof RegisteredByteBuf r ? r.registeredIn(view)
+                : ((ReceivedByteBuf) root).registeredIn(view);
+        if (memory != null) {
+            registeredOffset = memory.offsetOf(view);
+        }
+        return memory;
+    }
+
+    /**
      * The buffer over registered memory that {@code buffer} is or wraps (a leak tracker, a slice, a duplicate), a
      * {@link RegisteredByteBuf} in this loop's pool or a {@link ReceivedByteBuf} received on this loop, if it has
-     * enough left to be worth a message of its own; else null. Where its bytes lie now is for {@code registeredIn}
+     * at least {@link #inPlaceMin} bytes left; else null. Where its bytes lie now is for {@code registeredIn}
      * to tell.
      */
     private ByteBuf inPlace(ByteBuf buffer) {
@@ -606,31 +634,35 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         return null;
     }
 
-    /**
-     * The fewest bytes of a registered buffer sent from where they lie, with messages of {@code messageSize} bytes:
-     * {@link #ZERO_COPY_MIN}, or half a message if that is more. A smaller buffer leaves room in its message for the
-     * writes around it, and one device message for several writes costs less than their copies: in the real-time
-     * bed, 4 KiB writes gathered into 64 KiB messages moved 1.5 times the rate of 4 KiB messages sent in place.
-     */
-    static int inPlaceMin(int messageSize) {
-        return Math.max(ZERO_COPY_MIN, messageSize / 2);
-    }
-
     private BufferPool pool() {
         return binding.handler().worker().buffers();
     }
 
     /**
-     * Counts the flushed bytes to copy into one message: up to the message size, and not into a buffer after the
-     * first that goes in place, so that it is sent whole from where it lies.
+     * The fewest bytes of a registered buffer sent from where they lie, with messages of {@code messageSize} bytes:
+     * {@link #ZERO_COPY_MIN}, or a sixteenth of a message if that is more, so that a full gather list fills one.
+     */
+    static int inPlaceMin(int messageSize) {
+        return Math.max(ZERO_COPY_MIN, messageSize / GatherList.MAX_PIECES);
+    }
+
+    /**
+     * Counts the flushed bytes to copy, up to a large message, and stops at a buffer after the first that goes in
+     * place: if the copies come to less than a message, they share one with it ({@link #postGathered}).
      */
     private final class Gather implements ChannelOutboundBuffer.MessageProcessor {
         long bytes;
+        /** It stopped at a buffer that goes in place. */
+        boolean inPlaceNext;
 
         @Override
         public boolean processMessage(Object msg) {
-            if (!(msg instanceof ByteBuf b) || bytes > 0 && inPlace(b) != null) {
-                return false;   // a file region is a message of its own, and so is a registered buffer after others
+            if (!(msg instanceof ByteBuf b)) {
+                return false;   // a file region is a message of its own
+            }
+            if (bytes > 0 && inPlace(b) != null) {
+                inPlaceNext = true;
+                return false;
             }
             bytes += b.readableBytes();
             return bytes < LARGE_MESSAGE;
@@ -638,14 +670,158 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * Posts {@code length} bytes of {@code view} from the registered memory they lie in, which the send holds until it
+     * Posts one message of at most {@code small} bytes gathered from the flushed buffers: the registered ones in
+     * place, the others copied into one pooled buffer, a run of consecutive copies one piece. A message of one piece
+     * is posted as such. The pieces' memory is held until the send completes.
+     *
+     * @return the message's length, or -1 if the endpoint refused it
+     */
+    private int postGathered(ChannelOutboundBuffer in, int small) throws Exception {
+        pieces.plan(small, binding.handler().worker().maxGatherPieces());
+        in.forEachFlushedMessage(pieces);
+        int length = pieces.bytes;
+        if (pieces.inPlace == 0) {
+            return postCopy(in, length) ? length : -1;
+        }
+        if (pieces.count == 1) {
+            RegisteredBytes memory = registered((ByteBuf) in.current());
+            return postInPlace(memory, registeredOffset, length) ? length : -1;
+        }
+        Buffer copies = pieces.copied > 0 ? pool().allocate(pieces.copied) : null;
+        Object[] memory = new Object[pieces.inPlace + (copies != null ? 1 : 0)];
+        boolean posted = false;
+        try {
+            if (copies != null) {
+                memory[pieces.inPlace] = copies;
+            }
+            pieces.build(copies, memory);
+            in.forEachFlushedMessage(pieces);
+            pieces.endRun();
+            posted = post(null, 0, length, pieces.list, memory);
+            if (posted) {
+                sentInPlace += length - pieces.copied;
+            }
+        } finally {
+            pieces.done();
+            if (!posted) {
+                SendCompletion.INSTANCE.completed(0, memory);
+            }
+        }
+        return posted ? length : -1;
+    }
+
+    /**
+     * The pieces of one gathered message, in two walks over the flushed buffers: {@link #plan} counts them, the
+     * bytes and the copies (so that one pooled buffer of the right size takes the copies), {@link #build} fills the
+     * gather list, copies and retains. Both walks decide alike which buffer goes in place ({@link #registered}).
+     */
+    private final class Pieces implements ChannelOutboundBuffer.MessageProcessor {
+        final GatherList list = new GatherList();
+        private int limit;
+        private int maxPieces;
+        int bytes;
+        int count;
+        int inPlace;
+        int copied;
+        private boolean copying;
+        /** The second walk: where the copies go (and a view of it), and the memories the send holds. */
+        private Buffer copies;
+        private ByteBuffer copiesView;
+        private Object[] memory;
+        /** Where the run of copies being made started in {@link #copies}. */
+        private int runStart;
+
+        void plan(int small, int most) {
+            limit = small;
+            maxPieces = Math.min(most, GatherList.MAX_PIECES);
+            bytes = 0;
+            count = 0;
+            inPlace = 0;
+            copied = 0;
+            copying = false;
+            copies = null;
+            memory = null;
+        }
+
+        void build(Buffer copyInto, Object[] held) {
+            list.clear();
+            copies = copyInto;
+            copiesView = copyInto == null ? null : copyInto.segment().asSlice(0, copied).asByteBuffer();
+            memory = held;
+            bytes = 0;
+            count = 0;
+            inPlace = 0;
+            copied = 0;
+            copying = false;
+        }
+
+        /** Adds the run of copies just made, if any, as a piece: before the next piece, or at the walk's end. */
+        void endRun() {
+            if (copying && copies != null) {
+                list.add(copies.region(), copies.offset() + runStart, copied - runStart);
+            }
+            copying = false;
+        }
+
+        void done() {
+            list.clear();
+            copies = null;
+            copiesView = null;
+            memory = null;
+        }
+
+        @Override
+        public boolean processMessage(Object msg) {
+            if (!(msg instanceof ByteBuf b)) {
+                return false;
+            }
+            int n = Math.min(b.readableBytes(), limit - bytes);
+            if (n == 0) {
+                return true;
+            }
+            RegisteredBytes registered = registered(b);
+            if (registered != null) {
+                if (count == maxPieces) {
+                    return false;
+                }
+                if (memory != null) {
+                    long offset = registeredOffset;
+                    endRun();
+                    registered.retain();
+                    memory[inPlace] = registered;
+                    list.add(registered.region(), offset, n);
+                }
+                count++;
+                inPlace++;
+                copying = false;
+            } else {
+                if (!copying) {
+                    if (count == maxPieces) {
+                        return false;
+                    }
+                    count++;
+                    copying = true;
+                    runStart = copied;
+                }
+                if (copies != null) {
+                    b.getBytes(b.readerIndex(), copiesView.limit(copied + n).position(copied));
+                }
+                copied += n;
+            }
+            bytes += n;
+            return bytes < limit;
+        }
+    }
+
+    /**
+     * Posts {@code length} bytes at {@code offset} of the registered memory they lie in, which the send holds until it
      * completes (the buffer may grow out of it or be released meanwhile); whether the endpoint took them.
      */
-    private boolean postInPlace(RegisteredBytes memory, ByteBuffer view, int length) throws Exception {
+    private boolean postInPlace(RegisteredBytes memory, long offset, int length) throws Exception {
         memory.retain();
         boolean posted = false;
         try {
-            posted = post(memory.region(), memory.offsetOf(view), length, memory);
+            posted = post(memory.region(), offset, length, null, memory);
             if (posted) {
                 sentInPlace += length;
             }
@@ -664,7 +840,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
         try {
             copy.into(message.segment(), length);
             in.forEachFlushedMessage(copy);
-            posted = post(message.region(), message.offset(), length, message);
+            posted = post(message.region(), message.offset(), length, null, message);
         } finally {
             copy.into(null, 0);
             if (!posted) {
@@ -713,17 +889,19 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
     }
 
     /**
-     * Posts one message; whether the endpoint took it (if not, the channel stops writing until {@code onWritable}).
-     * Once taken, {@code memory} (a pooled {@link Buffer} or a retained {@link ByteBuf}) is let go when the send
-     * completes; if not, the caller lets it go.
+     * Posts one message, of {@code length} bytes at {@code offset} of {@code region} or of the pieces of
+     * {@code list}; whether the endpoint took it (if not, the channel stops writing until {@code onWritable}).
+     * Once taken, {@code memory} (a pooled {@link Buffer}, registered memory a send holds, or an array of them) is
+     * let go when the send completes; if not, the caller lets it go.
      */
-    private boolean post(MemoryRegion region, long offset, int length, Object memory) throws RdmaException,
-            ClosedChannelException {
+    private boolean post(MemoryRegion region, long offset, int length, GatherList list, Object memory)
+            throws RdmaException, ClosedChannelException {
         boolean large = length > binding.handler().messageSize();
         OperationHandler<Object> completion = large ? largeSent : SendCompletion.INSTANCE;
         try {
             if (endpoint.isOpen()) {
-                boolean taken = endpoint.trySend(region, offset, length, completion, memory);
+                boolean taken = list != null ? endpoint.trySend(list, completion, memory)
+                        : endpoint.trySend(region, offset, length, completion, memory);
                 writeRefused = !taken;
                 if (taken && large) {
                     largeInFlight++;
@@ -735,7 +913,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements SocketCh
             if (large) {
                 largeInFlight++;
             }
-            endpoint.send(region, offset, length).whenComplete((n, failure) -> {
+            (list != null ? endpoint.send(list) : endpoint.send(region, offset, length)).whenComplete((n, failure) -> {
                 if (failure != null) {
                     completion.failed(failure, memory);
                     return;

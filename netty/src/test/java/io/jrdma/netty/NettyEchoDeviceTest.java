@@ -235,7 +235,7 @@ class NettyEchoDeviceTest {
                 ByteBuf slice = parent.retainedSlice(1000, 30_000);
                 ByteBuf duplicate = parent.retainedDuplicate().readerIndex(40_000);
                 parent.release();
-                // Too small to be worth a message of its own, and not registered: copied.
+                // Too small to be sent in place, and not registered: copied, each in a message with registered ones.
                 ByteBuf small = client.alloc().directBuffer(100).writeBytes(randomBytes(random, 100));
                 ByteBuf heap = client.alloc().heapBuffer(5000).writeBytes(randomBytes(random, 5000));
                 // Under a large message's worth: sent in place in messages of 4 KiB, but for its last 308 bytes.
@@ -260,7 +260,7 @@ class NettyEchoDeviceTest {
     }
 
     @Test
-    void withStreamingOptionsWritesUnderHalfAMessageShareOneAndLargerOnesGoInPlace(Device device) throws Exception {
+    void registeredAndCopiedWritesShareAMessageAsAGatherList(Device device) throws Exception {
         WorkerOptions options = RdmaIoHandler.streamingOptions().withCredits(32, 2);
         int size = options.messageSize();
         try (NettyBed bed = new NettyBed(device, 1, options, options)) {
@@ -283,19 +283,25 @@ class NettyEchoDeviceTest {
             writeOnItsLoopAndCheck(client, answer, () -> {
                 SplittableRandom random = new SplittableRandom(31);
                 List<ByteBuf> writes = new ArrayList<>();
-                // Sixteen registered 4 KiB writes fill one message; the half-message write after them goes in place.
-                for (int i = 0; i < size / 4096; i++) {
+                // The first message: seven registered 4 KiB writes, two small ones and a heap one copied as one
+                // piece, eight more registered: sixteen pieces, as many as a message gathers.
+                for (int i = 0; i < 7; i++) {
                     writes.add(client.alloc().directBuffer(4096).writeBytes(randomBytes(random, 4096)));
                 }
-                writes.add(client.alloc().directBuffer(size / 2).writeBytes(randomBytes(random, size / 2)));
-                for (ByteBuf b : writes) {
-                    assertNotNull(NettyBed.registered(b), b + " is not in the loop's registered pool");
+                writes.add(client.alloc().directBuffer(100).writeBytes(randomBytes(random, 100)));
+                writes.add(client.alloc().heapBuffer(2000).writeBytes(randomBytes(random, 2000)));
+                writes.add(client.alloc().directBuffer(50).writeBytes(randomBytes(random, 50)));
+                for (int i = 0; i < 8; i++) {
+                    writes.add(client.alloc().directBuffer(4096).writeBytes(randomBytes(random, 4096)));
                 }
+                // The next: a registered write after the sixteenth piece, and a half-message one.
+                writes.add(client.alloc().directBuffer(4096).writeBytes(randomBytes(random, 4096)));
+                writes.add(client.alloc().directBuffer(size / 2).writeBytes(randomBytes(random, size / 2)));
                 return writes;
             });
-            assertEquals(size, largestRead.get(), "the 4 KiB writes did not share one message");
-            assertEquals((long) size / 2, client.eventLoop().submit(client::bytesSentInPlace)
-                    .get(WAIT_SECONDS, TimeUnit.SECONDS), "the half-message write was copied, or the others not");
+            assertEquals(15 * 4096 + 2150, largestRead.get(), "the writes did not share one message of 16 pieces");
+            assertEquals(16 * 4096 + size / 2, client.eventLoop().submit(client::bytesSentInPlace)
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS), "registered writes were copied, or others not");
             server.close().sync();
         }
     }

@@ -4,6 +4,7 @@ import io.jrdma.endpoint.Buffer;
 import io.jrdma.endpoint.Endpoint;
 import io.jrdma.endpoint.EndpointHandler;
 import io.jrdma.endpoint.EndpointListener;
+import io.jrdma.endpoint.GatherList;
 import io.jrdma.endpoint.OperationHandler;
 import io.jrdma.endpoint.ReceivedMessage;
 import io.jrdma.endpoint.Worker;
@@ -122,6 +123,18 @@ final class EndpointSnippets {
         try (Buffer b = worker.buffers().allocate(1000)) {              // a 1024-byte buffer, registered once
             b.segment().fill((byte) 7);
         }                                                              // back in the pool
+        // @end
+    }
+
+    void gather(Worker worker, Endpoint ep, MemorySegment payload, MemoryRegion payloadRegion) throws Exception {
+        // @start region="gather"
+        try (Buffer header = worker.buffers().allocate(16)) {
+            header.segment().set(ValueLayout.JAVA_LONG, 0, payload.byteSize());
+            GatherList message = new GatherList()
+                    .add(header.region(), header.offset(), 8)                                   // the length
+                    .add(payloadRegion, payload.address() - payloadRegion.address(), (int) payload.byteSize());
+            ep.send(message).get();          // one message: the length, then the payload, neither copied
+        }
         // @end
     }
 
