@@ -38,6 +38,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
@@ -104,6 +105,8 @@ public final class Worker implements AutoCloseable {
     private boolean ownThread;
     private final Arena arena;
     private final EventChannel events;
+    /** CM events read but not yet handled (see {@link #nextCmEvent}). */
+    private final ArrayDeque<CmEvent> cmEvents = new ArrayDeque<>();
     private final Context context;
     private final ProtectionDomain pd;
     private final CompletionChannel channel;
@@ -1121,7 +1124,7 @@ public final class Worker implements AutoCloseable {
                 channel.await(Duration.ZERO);
             }
             CmEvent e;
-            while ((ready & 1 << WakeupPoll.CM_EVENTS) != 0 && (e = events.poll(Duration.ZERO)) != null) {
+            while (((ready & 1 << WakeupPoll.CM_EVENTS) != 0 || !cmEvents.isEmpty()) && (e = nextCmEvent()) != null) {
                 work++;
                 cmEvent(e);
             }
@@ -1171,6 +1174,21 @@ public final class Worker implements AutoCloseable {
             }
         }
         return pending;
+    }
+
+    /**
+     * The oldest CM event, after reading every event the channel holds. Reading a connect response is what confirms
+     * the connection to the peer (librdmacm moves the queue pair to RTS and sends the RTU as it hands the event over),
+     * and the events ahead of it can take long to handle (a queue pair for each route resolved in a burst of connects,
+     * the application's request handlers): read only in turn, the response waited behind them for longer than the
+     * accepting side waits for its confirmation, and the connection was cut off.
+     */
+    private CmEvent nextCmEvent() throws RdmaException, InterruptedException {
+        CmEvent e;
+        while ((e = events.poll(Duration.ZERO)) != null) {
+            cmEvents.add(e);
+        }
+        return cmEvents.poll();
     }
 
     private void cmEvent(CmEvent e) {

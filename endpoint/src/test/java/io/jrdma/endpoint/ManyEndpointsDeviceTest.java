@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,10 +15,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Many endpoints on one worker, many threads on one endpoint, and endpoints made and closed over and over, on rxe0. */
 @RdmaDeviceTest
@@ -87,6 +92,61 @@ class ManyEndpointsDeviceTest {
                 ep.closeFuture().get(120, TimeUnit.SECONDS);
             }
             EndpointDeviceTest.awaitCount(receiver.closed, 256);
+        }
+    }
+
+    /**
+     * The connecting worker's listener takes 3 s over each request, and five requests come in just before the
+     * accept's response: handled in turn they take 15 s, longer than the accepting side waits for the connection's
+     * confirmation (10 s). The response must confirm the connection when it comes, not when its turn comes.
+     */
+    @Test
+    void aConnectionIsConfirmedWhenTheResponseComesNotWhenTheWorkerHandlesIt(Device device) throws Exception {
+        InetAddress ip = DeviceAddresses.ipv4(device);
+        WorkerOptions options = WorkerOptions.defaults();
+        int slowRequests = 5;
+        CountDownLatch firstRequest = new CountDownLatch(1);
+        PerSender receiver = new PerSender();
+        try (WorkerPair pair = new WorkerPair(ip, options, options, receiver);
+             Worker others = Worker.start(ip, options, "other-clients");
+             Buffer b = pair.client.buffers().allocate(16)) {
+            EndpointListener slow = pair.client.listen(new InetSocketAddress(ip, 0), 16, request -> {
+                firstRequest.countDown();
+                try {
+                    Thread.sleep(3000);   // and leaves the request unanswered: the worker rejects it
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }).get(60, TimeUnit.SECONDS);
+            ConcurrentLinkedQueue<CompletableFuture<Endpoint>> refused = new ConcurrentLinkedQueue<>();
+            ConnectRequestHandler accept = pair.acceptor;
+            pair.acceptor = request -> {
+                for (int i = 0; i < slowRequests; i++) {
+                    refused.add(others.connect(slow.localAddress(), (e, m) -> m.release(), null,
+                            Duration.ofSeconds(90)));
+                }
+                try {
+                    // The first request is being handled and the others are queued behind it when the response goes.
+                    firstRequest.await(60, TimeUnit.SECONDS);
+                    Thread.sleep(2000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                accept.onConnectRequest(request);
+            };
+            Endpoint ep = pair.connect((e, m) -> m.release());
+            b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0L);
+            b.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 8, 0L);
+            assertEquals(16L, ep.send(b.region(), b.offset(), 16).get(60, TimeUnit.SECONDS));
+            EndpointDeviceTest.awaitCount(receiver.total, 1);
+            assertEquals(slowRequests, refused.size());
+            for (CompletableFuture<Endpoint> r : refused) {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> r.get(120, TimeUnit.SECONDS));
+                assertInstanceOf(ConnectionRejectedException.class, e.getCause());
+            }
+            assertEquals(0, receiver.closed.get(), "the accepted endpoint stayed open");
+            ep.close();
+            ep.closeFuture().get(60, TimeUnit.SECONDS);
         }
     }
 
